@@ -1,0 +1,1 @@
+"""One module per game; each defines ``ENGINE`` and is found by the registry."""
