@@ -1,0 +1,572 @@
+"""Sequence: the card-and-board game for 2 to 12 players in up to three teams.
+
+Rules: /work/shared/rules/sequence.md, written up for bot authors in
+docs/rules/sequence.md.  The only engine with hidden information (hands, the
+draw pile's order) and chance (shuffles from the match seed).
+
+Internally a square holds a bit mask: 0 empty, ``1 << team`` for a chip and
+all team bits for a corner, so "this square counts for team t" is one ``&``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from engines.base import (
+    JSON,
+    PASS,
+    Engine,
+    IllegalMoveError,
+    InvalidOptionsError,
+    InvalidStateError,
+    Option,
+    Result,
+    State,
+    ranks_from_scores,
+)
+from engines.games._sequence_board import (
+    CARD_SQUARES,
+    CARD_SQUARES_BY_NAME,
+    CORNERS,
+    DEAD_TEXT,
+    FULL_DECK,
+    LAYOUT,
+    LINES,
+    NAME_ORDER,
+    NON_CORNERS_BY_NAME,
+    ONE_EYED,
+    PLACE_TEXT,
+    REMOVE_TEXT,
+    SQUARE_INDEX,
+    SQUARE_NAMES,
+    TWO_EYED,
+    deal_size,
+)
+
+EMPTY = 0
+CORNER = 0b111
+# Action kinds stored in the legal-move table.
+PLACE, REMOVE, DEAD, PASS_KIND = 0, 1, 2, 3
+_PASS_ACTION = (PASS_KIND, "", -1)
+_DECK_COUNT = Counter(FULL_DECK)
+
+
+def _resolve_teams(seats: int, teams: int) -> int:
+    """The team count for ``seats`` players given the option value (0 = the rules' default)."""
+    if seats <= 3:
+        return seats
+    if teams == 0:
+        return 2 if seats % 2 == 0 else 3
+    return teams
+
+
+class SequenceState(State):
+    """One position of a Sequence game, hands and random stream included."""
+
+    __slots__ = (
+        "_acts",
+        "_result",
+        "adv",
+        "board",
+        "discards",
+        "engine",
+        "exchanged",
+        "hands",
+        "last_move",
+        "locked",
+        "max_plies",
+        "n_teams",
+        "options",
+        "pile",
+        "ply",
+        "rng_state",
+        "seats",
+        "seed",
+        "sequences",
+        "target",
+        "turn",
+    )
+
+    def __init__(self, engine: SequenceEngine, options: dict[str, Any], seats: int, seed: int) -> None:
+        self.engine = engine
+        self.options = options
+        self.seats = seats
+        self.seed = seed
+        self.n_teams = options["teams"]
+        self.target = 2 if self.n_teams == 2 else 1
+        self.adv = options["advanced"]
+        self.max_plies = options["max_plies"]
+        self.ply = 0
+        self.board = [EMPTY] * 100
+        for sq in CORNERS:
+            self.board[sq] = CORNER
+        # How many marked sequences hold each square: nonzero squares are locked.
+        self.locked = [0] * 100
+        self.sequences: list[tuple[int, tuple[int, ...]]] = []
+        self.hands: list[list[str]] = [[] for _ in range(seats)]
+        self.discards: list[list[str]] = [[] for _ in range(seats)]
+        self.pile: list[str] = []
+        self.turn: int | None = 0
+        self.exchanged = False
+        self.last_move: str | None = None
+        self.rng_state: tuple = ()
+        self._result: Result | None = None
+        self._acts: dict[str, tuple[int, str, int]] | None = None
+
+    # -- dealing and drawing -----------------------------------------------
+
+    def _deal(self) -> None:
+        rng = random.Random(self.seed)
+        pile = list(FULL_DECK)
+        rng.shuffle(pile)
+        for _ in range(deal_size(self.seats)):
+            for hand in self.hands:
+                hand.append(pile.pop())
+        self.pile = pile
+        # Only the state is kept, not the Random object: clones then share an
+        # immutable tuple, and a Random is rebuilt just for the rare reshuffle.
+        self.rng_state = rng.getstate()
+
+    def _draw(self, seat: int) -> None:
+        pile = self.pile
+        if not pile:
+            gathered = [card for discard in self.discards for card in discard]
+            if not gathered:
+                return  # nothing anywhere to draw: the hand just shrinks
+            rng = random.Random()
+            rng.setstate(self.rng_state)
+            rng.shuffle(gathered)
+            self.rng_state = rng.getstate()
+            self.pile = pile = gathered
+            self.discards = [[] for _ in range(self.seats)]
+        self.hands[seat].append(pile.pop())
+
+    # -- queries --------------------------------------------------------------
+
+    def to_move(self) -> int | None:
+        return self.turn
+
+    def is_terminal(self) -> bool:
+        return self._result is not None
+
+    def result(self) -> Result | None:
+        return self._result
+
+    def team_of(self, seat: int) -> int:
+        """The team index of ``seat``."""
+        return seat % self.n_teams
+
+    def sequence_counts(self) -> list[int]:
+        """Marked sequences per team."""
+        counts = [0] * self.n_teams
+        for team, _ in self.sequences:
+            counts[team] += 1
+        return counts
+
+    def _generate(self) -> dict[str, tuple[int, str, int]]:
+        """Legal moves mapped to actions, inserted in sorted order of their text."""
+        acts: dict[str, tuple[int, str, int]] = {}
+        seat = self.turn
+        if seat is None:
+            self._acts = acts
+            return acts
+        board = self.board
+        bit = 1 << (seat % self.n_teams)
+        dead: list[str] = []
+        # Card codes are two characters, so sorting by card then by square name
+        # sorts the move text; "dead:" and "pass" sort after every card.
+        for card in sorted(set(self.hands[seat])):
+            if card in PLACE_TEXT:
+                texts = PLACE_TEXT[card]
+                if card in TWO_EYED:
+                    for sq in NON_CORNERS_BY_NAME:
+                        if board[sq] == EMPTY:
+                            acts[texts[sq]] = (PLACE, card, sq)
+                else:
+                    playable = False
+                    for sq in CARD_SQUARES_BY_NAME[card]:
+                        if board[sq] == EMPTY:
+                            acts[texts[sq]] = (PLACE, card, sq)
+                            playable = True
+                    if not playable:
+                        dead.append(card)
+            else:
+                texts = REMOVE_TEXT[card]
+                locked = self.locked
+                adv = self.adv
+                for sq in NAME_ORDER:
+                    v = board[sq]
+                    if v and not v & bit and v != CORNER and (adv or not locked[sq]):
+                        acts[texts[sq]] = (REMOVE, card, sq)
+        if dead and not self.exchanged:
+            for card in dead:
+                acts[DEAD_TEXT[card]] = (DEAD, card, -1)
+        if not acts:
+            acts[PASS] = _PASS_ACTION
+        self._acts = acts
+        return acts
+
+    def legal_moves(self) -> list[str]:
+        acts = self._acts
+        if acts is None:
+            acts = self._generate()
+        return list(acts)
+
+    # -- moves --------------------------------------------------------------
+
+    def apply(self, move: str) -> None:
+        acts = self._acts
+        if acts is None:
+            acts = self._generate()
+        action = acts.get(move) if isinstance(move, str) else None
+        if action is None:
+            if self._result is not None:
+                raise IllegalMoveError(f"the game is over; {move!r} cannot be played")
+            raise IllegalMoveError(f"{move!r} is not a legal move here")
+        kind, card, sq = action
+        seat: int = self.turn  # type: ignore[assignment]
+        self._acts = None
+        self.ply += 1
+        self.last_move = move
+        if kind == DEAD:
+            self.hands[seat].remove(card)
+            self.discards[seat].append(card)
+            self._draw(seat)
+            self.exchanged = True  # the same seat moves again, without a second exchange
+        elif kind == PASS_KIND:
+            self._next_turn(seat)
+        else:
+            self.hands[seat].remove(card)
+            self.discards[seat].append(card)
+            team = seat % self.n_teams
+            if kind == PLACE:
+                self.board[sq] = 1 << team
+                if self._mark(sq, team) and self.sequence_counts()[team] >= self.target:
+                    self._finish_win(team)
+                    return
+            else:
+                self.board[sq] = EMPTY
+                if self.locked[sq]:
+                    self._unmark(sq)
+            self._draw(seat)
+            self._next_turn(seat)
+        if self.ply >= self.max_plies:
+            self._finish_cap()
+
+    def _next_turn(self, seat: int) -> None:
+        self.turn = (seat + 1) % self.seats
+        self.exchanged = False
+
+    def _mark(self, sq: int, team: int) -> int:
+        """Mark every new sequence through ``sq`` for ``team``, in the rules' order; return how many."""
+        board = self.board
+        bit = 1 << team
+        marked = 0
+        own: list[frozenset[int]] | None = None
+        for line, pos in LINES[sq]:
+            # Only windows holding sq matter: look at most four squares either side.
+            lo = pos
+            floor = max(0, pos - 4)
+            while lo > floor and board[line[lo - 1]] & bit:
+                lo -= 1
+            hi = pos
+            ceiling = min(len(line) - 1, pos + 4)
+            while hi < ceiling and board[line[hi + 1]] & bit:
+                hi += 1
+            if hi - lo < 4:
+                continue
+            if own is None:
+                own = [frozenset(squares) for t, squares in self.sequences if t == team]
+            for start in range(lo, hi - 3):
+                window = line[start : start + 5]
+                if all(len(other.intersection(window)) <= 1 for other in own):
+                    self.sequences.append((team, window))
+                    own.append(frozenset(window))
+                    for s in window:
+                        self.locked[s] += 1
+                    marked += 1
+        return marked
+
+    def _unmark(self, sq: int) -> None:
+        """Advanced rule: drop every marked sequence that held the removed chip."""
+        keep = []
+        for team, window in self.sequences:
+            if sq in window:
+                for s in window:
+                    self.locked[s] -= 1
+            else:
+                keep.append((team, window))
+        self.sequences = keep
+
+    def _scores(self) -> tuple[int, ...]:
+        counts = self.sequence_counts()
+        return tuple(counts[s % self.n_teams] for s in range(self.seats))
+
+    def _finish_win(self, team: int) -> None:
+        self.turn = None
+        # Competition ranks over seats: every loser sits behind all the winners' seats.
+        ranks = ranks_from_scores([1 if s % self.n_teams == team else 0 for s in range(self.seats)])
+        reason = "two sequences completed" if self.target == 2 else "a sequence completed"
+        self._result = Result(ranks=ranks, reason=reason, scores=self._scores())
+
+    def _finish_cap(self) -> None:
+        self.turn = None
+        scores = self._scores()
+        self._result = Result(ranks=ranks_from_scores(scores), reason="ply limit reached", scores=scores)
+
+    # -- views ----------------------------------------------------------------
+
+    def public_observation(self) -> dict[str, JSON]:
+        board = self.board
+        chips = {SQUARE_NAMES[sq]: board[sq].bit_length() - 1 for sq in range(100) if board[sq] and board[sq] != CORNER}
+        return {
+            "seats": self.seats,
+            "seat_team": [s % self.n_teams for s in range(self.seats)],
+            "chips": chips,
+            "sequences": [{"team": t, "squares": [SQUARE_NAMES[s] for s in w]} for t, w in self.sequences],
+            "sequence_counts": self.sequence_counts(),
+            "discards": [list(d) for d in self.discards],
+            "hand_sizes": [len(h) for h in self.hands],
+            "draw_pile": len(self.pile),
+            "to_move": self.turn,
+            "exchanged": self.exchanged,
+            "last_move": self.last_move,
+            "ply": self.ply,
+            "options": dict(self.options),
+            "layout": {SQUARE_NAMES[sq]: LAYOUT[sq] for sq in range(100)},
+        }
+
+    def observation(self, seat: int) -> dict[str, JSON]:
+        obs = self.public_observation()
+        obs["seat"] = seat
+        obs["hand"] = sorted(self.hands[seat])
+        return obs
+
+    def resample_hidden(self, seat: int, seed: int) -> SequenceState:
+        """Re-deal every other hand and the draw pile from the cards ``seat`` has not seen."""
+        copy = self.clone()
+        rng = random.Random(seed)
+        unseen = [card for s, hand in enumerate(self.hands) if s != seat for card in hand] + list(self.pile)
+        rng.shuffle(unseen)
+        for s in range(self.seats):
+            if s != seat:
+                n = len(self.hands[s])
+                copy.hands[s] = unseen[:n]
+                del unseen[:n]
+        copy.pile = unseen
+        # The future reshuffles are unknown to the seat as well.
+        copy.rng_state = rng.getstate()
+        copy._acts = None
+        return copy
+
+    def clone(self) -> SequenceState:
+        other = SequenceState.__new__(SequenceState)
+        other.engine = self.engine
+        other.options = self.options
+        other.seats = self.seats
+        other.seed = self.seed
+        other.n_teams = self.n_teams
+        other.target = self.target
+        other.adv = self.adv
+        other.max_plies = self.max_plies
+        other.ply = self.ply
+        other.board = self.board[:]
+        other.locked = self.locked[:]
+        other.sequences = self.sequences[:]
+        other.hands = [h[:] for h in self.hands]
+        other.discards = [d[:] for d in self.discards]
+        other.pile = self.pile[:]
+        other.turn = self.turn
+        other.exchanged = self.exchanged
+        other.last_move = self.last_move
+        other.rng_state = self.rng_state
+        other._result = self._result
+        # The move table is never mutated after it is built, so sharing is safe.
+        other._acts = self._acts
+        return other
+
+    def to_json(self) -> dict[str, JSON]:
+        version, internal, gauss = self.rng_state
+        return {
+            "engine": self.engine.id,
+            "version": self.engine.version,
+            "seats": self.seats,
+            "options": dict(self.options),
+            "seed": self.seed,
+            "ply": self.ply,
+            "to_move": self.turn,
+            "exchanged": self.exchanged,
+            "last_move": self.last_move,
+            "board": [_cell_json(v) for v in self.board],
+            "sequences": [{"team": t, "squares": list(w)} for t, w in self.sequences],
+            "hands": [list(h) for h in self.hands],
+            "discards": [list(d) for d in self.discards],
+            "pile": list(self.pile),
+            "rng": [version, list(internal), gauss],
+            "result": self._result.to_json() if self._result is not None else None,
+        }
+
+
+def _cell_json(value: int) -> int | str | None:
+    """A board cell as JSON: None empty, "corner", or the team index."""
+    if value == EMPTY:
+        return None
+    if value == CORNER:
+        return "corner"
+    return value.bit_length() - 1
+
+
+class SequenceEngine(Engine):
+    """Sequence with two decks, a 10x10 board and two or three teams."""
+
+    id = "sequence"
+    name = "Sequence"
+    version = "1"
+    seat_counts = (2, 3, 4, 6, 8, 9, 10, 12)
+    options = (
+        Option(
+            "teams",
+            int,
+            0,
+            "number of teams; 0 means the rules' default (2 where the seat count is even, else 3; "
+            "up to 3 players each play alone)",
+            choices=(0, 2, 3),
+            pool=True,
+        ),
+        Option(
+            "advanced",
+            bool,
+            False,
+            "one-eyed jacks may also remove chips of completed sequences, unmarking them",
+            pool=True,
+        ),
+        Option("max_plies", int, 400, "the game ends after this many plies; more sequences ranks higher", 1, 100000),
+    )
+    has_chance = True
+    hidden_information = True
+    rules_doc = "docs/rules/sequence.md"
+    example_configs = (
+        (2, {}),
+        (3, {}),
+        (4, {"teams": 2}),
+        (6, {"teams": 3}),
+        (8, {}),
+        (9, {}),
+        (10, {}),
+        (12, {}),
+        (12, {"teams": 3}),
+        (2, {"advanced": True}),
+        (3, {"advanced": True}),
+    )
+
+    def check_option_combination(self, options: dict[str, Any], seats: int) -> None:
+        """Check ``teams`` against the seat count and replace 0 by the resolved team count."""
+        teams = options["teams"]
+        if seats <= 3:
+            if teams not in (0, seats):
+                raise InvalidOptionsError(
+                    f"with {seats} players everyone plays alone, so teams must be {seats} (or 0), not {teams}"
+                )
+        elif teams and seats % teams:
+            raise InvalidOptionsError(f"{seats} players cannot split into {teams} equal teams")
+        options["teams"] = _resolve_teams(seats, teams)
+
+    def teams(self, seats: int, options: Mapping[str, Any] | None = None) -> list[list[int]]:
+        """Seat ``i`` plays for team ``i mod T``, so team members alternate round the table."""
+        n = self.validate_options(options, seats)["teams"]
+        return [[s for s in range(seats) if s % n == t] for t in range(n)]
+
+    def new_state(
+        self, options: Mapping[str, Any] | None = None, seed: int = 0, seats: int | None = None
+    ) -> SequenceState:
+        seats = self.default_seats() if seats is None else seats
+        opts = self.validate_options(options, seats)
+        state = SequenceState(self, opts, seats, seed)
+        state._deal()
+        return state
+
+    def state_from_json(self, data: Mapping[str, JSON]) -> SequenceState:
+        try:
+            return _load(self, data)
+        except InvalidStateError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+            raise InvalidStateError(f"cannot load sequence state: {exc!r}") from exc
+
+
+def _load(engine: SequenceEngine, data: Mapping[str, JSON]) -> SequenceState:
+    """Rebuild a state from :meth:`SequenceState.to_json` output, checking it hangs together."""
+    if data["engine"] != engine.id:
+        raise InvalidStateError(f"state of {data['engine']!r}, not sequence")
+    seats = int(data["seats"])
+    try:
+        options = engine.validate_options(data["options"], seats)
+    except InvalidOptionsError as exc:
+        raise InvalidStateError(str(exc)) from exc
+    state = SequenceState(engine, options, seats, int(data["seed"]))
+    state.ply = int(data["ply"])
+    state.turn = None if data["to_move"] is None else int(data["to_move"])
+    state.exchanged = bool(data["exchanged"])
+    state.last_move = data["last_move"]
+    cells = data["board"]
+    if len(cells) != 100:
+        raise InvalidStateError("the board must have 100 squares")
+    for sq, cell in enumerate(cells):
+        if sq in CORNERS:
+            if cell != "corner":
+                raise InvalidStateError(f"{SQUARE_NAMES[sq]} is a corner")
+            continue
+        if cell is None:
+            state.board[sq] = EMPTY
+        elif isinstance(cell, int) and not isinstance(cell, bool) and 0 <= cell < state.n_teams:
+            state.board[sq] = 1 << cell
+        else:
+            raise InvalidStateError(f"bad cell {cell!r} on {SQUARE_NAMES[sq]}")
+    for entry in data["sequences"]:
+        team, window = int(entry["team"]), tuple(int(s) for s in entry["squares"])
+        if not 0 <= team < state.n_teams or len(window) != 5:
+            raise InvalidStateError(f"bad sequence {entry!r}")
+        if any(not state.board[s] & (1 << team) for s in window):
+            raise InvalidStateError(f"sequence {entry!r} is not held by team {team}")
+        state.sequences.append((team, window))
+        for s in window:
+            state.locked[s] += 1
+    state.hands = [[str(c) for c in h] for h in data["hands"]]
+    state.discards = [[str(c) for c in d] for d in data["discards"]]
+    state.pile = [str(c) for c in data["pile"]]
+    if len(state.hands) != seats or len(state.discards) != seats:
+        raise InvalidStateError("one hand and one discard pile per seat")
+    cards = Counter(state.pile)
+    for pile in state.hands + state.discards:
+        cards.update(pile)
+    # Played cards go to the discards, so all 104 cards are always somewhere.
+    if cards != _DECK_COUNT:
+        raise InvalidStateError("hands, discards and pile do not make up two decks")
+    version, internal, gauss = data["rng"]
+    state.rng_state = (int(version), tuple(int(x) for x in internal), gauss)
+    random.Random().setstate(state.rng_state)  # raises ValueError when malformed
+    if state.turn is not None and not 0 <= state.turn < seats:
+        raise InvalidStateError(f"bad seat to move {state.turn!r}")
+    result = data["result"]
+    if (result is None) != (state.turn is not None):
+        raise InvalidStateError("a finished game has a result and nobody to move")
+    state._result = Result.from_json(result) if result is not None else None
+    return state
+
+
+def card_squares(card: str) -> tuple[str, ...]:
+    """The names of the two squares of a non-jack card (for tests and tools)."""
+    return tuple(SQUARE_NAMES[sq] for sq in CARD_SQUARES[card])
+
+
+def square_index(name: str) -> int:
+    """The internal index of a square name such as ``"e5"``."""
+    return SQUARE_INDEX[name]
+
+
+ENGINE = SequenceEngine()
+
+__all__ = ["ENGINE", "ONE_EYED", "TWO_EYED", "SequenceEngine", "SequenceState"]
