@@ -444,4 +444,33 @@ def _int(value: Any, what: str, lo: int | None = None, hi: int | None = None) ->
     return value
 
 
+def position(
+    board: Mapping[str, str],
+    hands: tuple[list[int], list[int]] | list[list[int]],
+    *,
+    turn: int = 0,
+    options: Mapping[str, Any] | None = None,
+    ply: int = 0,
+) -> PileUpState:
+    """A constructed position, for tests, puzzles and bot authors.
+
+    ``board`` maps square names to pieces bottom to top, such as
+    ``{"d4": "b7", "e5": "w1 b2"}`` (``b`` Black / seat 0, ``w`` White / seat 1).
+    Unlike :meth:`PileUpEngine.state_from_json` the pieces need not be complete
+    sets: a position may leave out pieces that do not matter to it.
+    """
+    state = PileUpState(ENGINE, ENGINE.validate_options(options), seed=0)
+    state.ply = ply
+    state.turn = turn
+    state.hands = [hand_order(hands[0]), hand_order(hands[1])]
+    state.loose = [len(hands[0]), len(hands[1])]
+    for name, text in board.items():
+        codes = tuple(("bw".index(tok[0])) * 16 + int(tok[1:]) for tok in text.split())
+        state.cells[SQUARE_INDEX[name]] = codes
+        if len(codes) == 1:
+            state.loose[codes[0] >> 4] += 1
+    state._over = state._end_reason()
+    return state
+
+
 ENGINE = PileUpEngine()
