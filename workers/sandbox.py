@@ -1,0 +1,540 @@
+"""Starting one bot in a bubblewrap sandbox, measuring it, and killing all of it.
+
+Each running bot gets a slot: an unprivileged uid/gid (``first_uid + n``) that
+no other bot uses at the same time.  The launch chain, all exec wrappers so
+nothing runs in a forked copy of a threaded worker, is::
+
+    prlimit --as --cpu --nproc --nofile --fsize --core=0 --
+      setpriv --reuid SLOT --regid SLOT --clear-groups --
+        bwrap --unshare-all --disable-userns ... --seccomp FD -- COMMAND
+
+``bwrap`` therefore starts as the slot uid and builds an unprivileged user
+namespace with no network, a read-only ``/usr``, the bot's own read-only copy
+at ``/bot``, small tmpfs ``/tmp`` and ``/dev/shm``, a fresh ``/proc`` and no
+``/etc``, ``/home``, ``/root``, project files or sockets.  RLIMIT_NPROC counts
+per real uid, which is why every bot needs its own.  When a bot ends, every
+process of its slot uid is killed by scanning ``/proc``, so a double-forked
+``setsid`` daemon does not outlive its match either.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from workers import seccomp
+from workers.slots import NoFreeSlotError, Slot, acquire_slot, ensure_private_dir
+
+log = logging.getLogger(__name__)
+
+BWRAP = "bwrap"
+# The only environment a bot (and bwrap itself) ever sees: nothing of the worker's.
+BOT_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"}
+# Harmless parts of /etc that toolchains need (dynamic linker cache, alternatives symlinks).
+_ETC_WHITELIST = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime")
+
+
+class InfrastructureError(RuntimeError):
+    """The service's fault (sandbox could not start, no free slot...): not a forfeit; re-run the match."""
+
+
+class SandboxUnavailableError(InfrastructureError):
+    """bubblewrap (or util-linux) is missing or cannot create a sandbox on this machine."""
+
+
+@dataclass(frozen=True)
+class BotProgram:
+    """A bot ready to run: its unpacked files and the argv to run inside them."""
+
+    directory: Path
+    command: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """Per-bot limits; every field is a setting (see :meth:`from_env`)."""
+
+    memory_mb: int = 512  # address space (RLIMIT_AS) of each process
+    processes: int = 64  # processes and threads of the slot uid (RLIMIT_NPROC)
+    open_files: int = 64
+    file_size_mb: int = 16  # largest file a bot may write (RLIMIT_FSIZE)
+    tmp_mb: int = 16  # size of the writable /tmp
+    shm_mb: int = 16  # size of /dev/shm
+    cpu_seconds: int | None = None  # None: startup + game budget + 2 s, from the match clock
+    output_kb: int = 4096  # all stdout lines of one bot in one match
+    slots: int = 64  # how many bots may run at once on this machine
+    first_uid: int = 60000
+    runtime_dir: str = ""  # per-match copies and slot locks; "" picks one under the temp dir
+    seccomp: bool = True
+    allow_unsandboxed: bool = False
+
+    _ENV = {
+        "memory_mb": "ARBITER_SANDBOX_MEMORY_MB",
+        "processes": "ARBITER_SANDBOX_PROCESSES",
+        "open_files": "ARBITER_SANDBOX_OPEN_FILES",
+        "file_size_mb": "ARBITER_SANDBOX_FILE_SIZE_MB",
+        "tmp_mb": "ARBITER_SANDBOX_TMP_MB",
+        "shm_mb": "ARBITER_SANDBOX_SHM_MB",
+        "cpu_seconds": "ARBITER_SANDBOX_CPU_SECONDS",
+        "output_kb": "ARBITER_SANDBOX_OUTPUT_KB",
+        "slots": "ARBITER_SANDBOX_SLOTS",
+        "first_uid": "ARBITER_SANDBOX_FIRST_UID",
+        "runtime_dir": "ARBITER_SANDBOX_DIR",
+        "seccomp": "ARBITER_SANDBOX_SECCOMP",
+        "allow_unsandboxed": "ARBITER_ALLOW_UNSANDBOXED",
+    }
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None) -> SandboxLimits:
+        """Defaults overridden by ``ARBITER_SANDBOX_*`` and ``ARBITER_ALLOW_UNSANDBOXED`` variables."""
+        environ = dict(os.environ if environ is None else environ)
+        values: dict[str, object] = {}
+        for f in fields(cls):
+            name = cls._ENV.get(f.name)
+            raw = environ.get(name, "").strip() if name else ""
+            if not raw:
+                continue
+            if f.name in ("seccomp", "allow_unsandboxed"):
+                values[f.name] = raw.lower() in ("1", "true", "yes", "on")
+            elif f.name == "runtime_dir":
+                values[f.name] = raw
+            else:
+                try:
+                    number = int(raw)
+                except ValueError:
+                    raise ValueError(f"{name} must be an integer, got {raw!r}") from None
+                if number <= 0:
+                    raise ValueError(f"{name} must be positive, got {number}")
+                values[f.name] = number
+        return cls(**values)  # type: ignore[arg-type]
+
+    def cpu_limit(self, startup_ms: int, game_ms: int) -> int:
+        """RLIMIT_CPU seconds for one bot of a match with this clock."""
+        if self.cpu_seconds is not None:
+            return self.cpu_seconds
+        return math.ceil((startup_ms + game_ms) / 1000) + 2
+
+    def runtime_path(self) -> Path:
+        if self.runtime_dir:
+            return Path(self.runtime_dir)
+        return Path(tempfile.gettempdir()) / f"arbiter-sandbox-{os.geteuid()}"
+
+
+def _read_proc(pid: int, name: str) -> str | None:
+    try:
+        with open(f"/proc/{pid}/{name}", encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    text = _read_proc(pid, "stat")
+    if text is None:
+        return None
+    # The command name may hold spaces and parentheses: split after the last ')'.
+    return text[text.rfind(")") + 2 :].split()
+
+
+def pids_of_uid(uid: int) -> list[int]:
+    """Live (non-zombie) processes whose /proc entry belongs to ``uid``."""
+    out = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            if entry.stat(follow_symlinks=False).st_uid != uid:
+                continue
+        except OSError:
+            continue
+        fields_ = _stat_fields(int(entry.name))
+        if fields_ and fields_[0] != "Z":
+            out.append(int(entry.name))
+    return out
+
+
+def _tree(root: int) -> list[int]:
+    """``root`` and its live descendants, via /proc/PID/task/TID/children."""
+    seen, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        if pid in seen:
+            continue
+        seen.append(pid)
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            text = _read_proc(pid, f"task/{tid}/children") or ""
+            todo.extend(int(c) for c in text.split())
+    return seen
+
+
+_CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Usage:
+    """Resources a bot used, as far as they could be measured."""
+
+    cpu_ms: int | None = None
+    peak_rss_kb: int | None = None
+    peak_vm_kb: int | None = None
+
+
+class BotProcess:
+    """One started bot: its pipes, its slot, and how to measure and end it."""
+
+    def __init__(
+        self, popen: subprocess.Popen[bytes], slot: Slot | None, workdir: Path, sandboxed: bool, memory_mb: int
+    ) -> None:
+        self.popen = popen
+        self.slot = slot
+        self.workdir = workdir
+        self.sandboxed = sandboxed
+        self.memory_mb = memory_mb
+        self.usage = Usage()
+        self.rusage: object | None = None
+        self.returncode: int | None = None
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    def sample(self) -> None:
+        """Fold the current CPU time and memory of the bot's process tree into :attr:`usage`."""
+        cpu_ticks, rss_sum, hwm, vm_peak, any_seen = 0, 0, 0, 0, False
+        for pid in _tree(self.popen.pid):
+            st = _stat_fields(pid)
+            status = _read_proc(pid, "status")
+            if st is None or status is None:
+                continue
+            any_seen = True
+            # utime, stime and the times of reaped children (fields 14-17 of stat).
+            cpu_ticks += sum(int(x) for x in st[11:15])
+            for line in status.splitlines():
+                key, _, value = line.partition(":")
+                if key in ("VmRSS", "VmHWM", "VmPeak"):
+                    kb = int(value.split()[0])
+                    if key == "VmRSS":
+                        rss_sum += kb
+                    elif key == "VmHWM":
+                        hwm = max(hwm, kb)
+                    else:
+                        vm_peak = max(vm_peak, kb)
+        if not any_seen:
+            return
+        u = self.usage
+        u.cpu_ms = max(u.cpu_ms or 0, cpu_ticks * 1000 // _CLK_TCK)
+        u.peak_rss_kb = max(u.peak_rss_kb or 0, rss_sum, hwm)
+        u.peak_vm_kb = max(u.peak_vm_kb or 0, vm_peak)
+
+    def poll(self) -> int | None:
+        """The exit status once the top process has exited (reaped with wait4 for its rusage)."""
+        if self.returncode is not None:
+            return self.returncode
+        try:
+            pid, status, rusage = os.wait4(self.popen.pid, os.WNOHANG)
+        except ChildProcessError:
+            self.returncode = self.popen.poll() if self.popen.returncode is None else self.popen.returncode
+            return self.returncode
+        if pid == 0:
+            return None
+        self._reaped(status, rusage)
+        return self.returncode
+
+    def _reaped(self, status: int, rusage: object) -> None:
+        self.returncode = os.waitstatus_to_exitcode(status)
+        self.popen.returncode = self.returncode
+        self.rusage = rusage
+        u = self.usage
+        cpu = int((rusage.ru_utime + rusage.ru_stime) * 1000)  # type: ignore[attr-defined]
+        u.cpu_ms = max(u.cpu_ms or 0, cpu)
+        u.peak_rss_kb = max(u.peak_rss_kb or 0, int(rusage.ru_maxrss))  # type: ignore[attr-defined]
+
+    def wait(self, timeout: float) -> int | None:
+        """Wait up to ``timeout`` seconds for the top process to exit."""
+        deadline = time.monotonic() + timeout
+        while True:
+            code = self.poll()
+            if code is not None or time.monotonic() >= deadline:
+                return code
+            time.sleep(0.005)
+
+    def kill(self) -> None:
+        """Kill everything the bot started, reap what is ours, free the slot."""
+        self.sample()
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.popen.pid, signal.SIGKILL)
+        if self.slot is not None:
+            kill_uid(self.slot.uid)
+        self.wait(5.0)
+        if self.returncode is None:
+            log.error("bot process %s did not die after SIGKILL", self.popen.pid)
+
+    def cleanup(self) -> None:
+        """Close the pipes, release the slot and delete the per-match copy (after :meth:`kill`)."""
+        for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+        if self.slot is not None:
+            self.slot.release()
+            self.slot = None
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def kill_uid(uid: int, rounds: int = 200) -> bool:
+    """SIGKILL every process of ``uid`` until none is left; True when none is."""
+    me = os.getpid()
+    for _ in range(rounds):
+        pids = pids_of_uid(uid)
+        if not pids:
+            _reap_orphans(uid, me)
+            return True
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        # A killed process cannot fork any more; a child forked before the kill shows up next round.
+        time.sleep(0.001)
+    log.error("processes of uid %s survived %s kill rounds", uid, rounds)
+    return False
+
+
+def _reap_orphans(uid: int, me: int) -> None:
+    """Reap zombies of ``uid`` re-parented to this subreaper (only those, not other children)."""
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            if entry.stat(follow_symlinks=False).st_uid != uid:
+                continue
+        except OSError:
+            continue
+        st = _stat_fields(int(entry.name))
+        if st and st[0] == "Z" and int(st[1]) == me:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(int(entry.name), os.WNOHANG)
+
+
+_subreaper_set = False
+
+
+def become_subreaper() -> None:
+    """Make this process the reaper of its orphaned descendants (Linux prctl), once."""
+    global _subreaper_set
+    if _subreaper_set:
+        return
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    pr_set_child_subreaper = 36
+    if libc.prctl(pr_set_child_subreaper, 1, 0, 0, 0) != 0:
+        log.warning("could not become a child subreaper: errno %s", ctypes.get_errno())
+    _subreaper_set = True
+
+
+def copy_bot(source: Path, dest: Path) -> None:
+    """Copy the bot's regular files and directories into ``dest``, readable but not writable by a slot.
+
+    Symbolic links are copied as links (they resolve inside the sandbox, never on the host);
+    devices, fifos and sockets are skipped.
+    """
+    os.mkdir(dest, 0o755)
+    for root, dirs, files in os.walk(source):
+        rel = Path(root).relative_to(source)
+        for name in dirs:
+            src = Path(root) / name
+            if src.is_symlink():
+                os.symlink(os.readlink(src), dest / rel / name)
+            else:
+                os.mkdir(dest / rel / name, 0o755)
+        for name in files:
+            src = Path(root) / name
+            info = os.lstat(src)
+            if stat.S_ISLNK(info.st_mode):
+                os.symlink(os.readlink(src), dest / rel / name)
+            elif stat.S_ISREG(info.st_mode):
+                shutil.copyfile(src, dest / rel / name, follow_symlinks=False)
+                os.chmod(dest / rel / name, 0o755 if info.st_mode & 0o111 else 0o644)
+        dirs[:] = [d for d in dirs if not (Path(root) / d).is_symlink()]
+
+
+_checked: dict[tuple[object, ...], str | None] = {}
+
+
+def _tool(name: str, package: str) -> str:
+    path = shutil.which(name, path="/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin")
+    if path is None:
+        raise SandboxUnavailableError(f"{name} is not installed; install the Debian package `{package}`")
+    return path
+
+
+def sandbox_available(limits: SandboxLimits) -> bool:
+    """True when bots will run inside bubblewrap (False: unsandboxed fallback allowed and needed)."""
+    try:
+        _self_test(limits)
+    except SandboxUnavailableError:
+        if limits.allow_unsandboxed:
+            return False
+        raise
+    return True
+
+
+def _self_test(limits: SandboxLimits) -> None:
+    """Start ``true`` in a full sandbox once per process, so set-up faults are infrastructure errors."""
+    key = (limits.runtime_path(), limits.first_uid, limits.seccomp)
+    if key not in _checked:
+        _tool(BWRAP, "bubblewrap")
+        proc = None
+        try:
+            proc = start_bot(
+                BotProgram(Path(tempfile.gettempdir()), ("/usr/bin/true",)), limits, 5, _skip_check=True, _empty=True
+            )
+            code = proc.wait(10.0)
+            err = proc.popen.stderr.read().decode(errors="replace") if proc.popen.stderr else ""
+            _checked[key] = None if code == 0 else f"exit status {code}: {err.strip()[:500]}"
+        except (OSError, InfrastructureError) as exc:
+            _checked[key] = str(exc)
+        finally:
+            if proc is not None:
+                proc.kill()
+                proc.cleanup()
+    problem = _checked[key]
+    if problem is not None:
+        raise SandboxUnavailableError(
+            f"bubblewrap cannot start a sandbox here ({problem}); install the Debian package `bubblewrap` "
+            "and enable unprivileged user namespaces"
+        )
+
+
+def _bwrap_args(limits: SandboxLimits, botdir: Path, seccomp_fd: int | None) -> list[str]:
+    args = [
+        _tool(BWRAP, "bubblewrap"),
+        "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+        "--hostname",
+        "arbiter",
+        "--ro-bind",
+        "/usr",
+        "/usr",
+    ]
+    for link in ("bin", "lib", "lib64", "sbin", "lib32", "libx32"):
+        if os.path.islink(f"/{link}"):
+            args += ["--symlink", os.readlink(f"/{link}"), f"/{link}"]
+    for path in _ETC_WHITELIST:
+        if os.path.exists(path):
+            args += ["--ro-bind", path, path]
+    args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev"]
+    args += ["--size", str(limits.shm_mb << 20), "--tmpfs", "/dev/shm"]
+    args += ["--size", str(limits.tmp_mb << 20), "--tmpfs", "/tmp"]
+    args += ["--ro-bind", str(botdir), "/bot", "--chdir", "/bot"]
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
+    return args
+
+
+def start_bot(
+    program: BotProgram,
+    limits: SandboxLimits,
+    cpu_seconds: int,
+    *,
+    _skip_check: bool = False,
+    _empty: bool = False,
+) -> BotProcess:
+    """Start ``program`` in its own sandbox and slot, stdin/stdout/stderr as pipes.
+
+    Raises SandboxUnavailableError when bwrap is missing (unless unsandboxed runs are allowed)
+    and InfrastructureError when no slot is free or the per-match copy cannot be made.
+    """
+    sandboxed = True if _skip_check else sandbox_available(limits)
+    runtime = ensure_private_dir(limits.runtime_path())
+    is_root = os.geteuid() == 0
+    slot = None
+    if is_root:
+        try:
+            slot = acquire_slot(runtime, limits.first_uid, limits.slots)
+        except NoFreeSlotError as exc:
+            raise InfrastructureError(str(exc)) from None
+    workdir = runtime / f"bot-{uuid.uuid4().hex}"
+    try:
+        os.mkdir(workdir, 0o711)
+        botdir = workdir / "bot"
+        if _empty:
+            os.mkdir(botdir, 0o755)
+        else:
+            copy_bot(Path(program.directory), botdir)
+        if slot is not None:
+            # Leftovers of a previous holder (should be none): never share a uid with them.
+            kill_uid(slot.uid)
+        argv = [_tool("prlimit", "util-linux")]
+        argv += [
+            f"--as={limits.memory_mb << 20}",
+            f"--cpu={cpu_seconds}:{cpu_seconds + 1}",
+            f"--nofile={limits.open_files}",
+            f"--fsize={limits.file_size_mb << 20}",
+            "--core=0",
+        ]
+        # RLIMIT_NPROC counts every process of the real uid: only meaningful under a slot uid.
+        if slot is not None:
+            argv += [f"--nproc={limits.processes}", "--", _tool("setpriv", "util-linux")]
+            argv += ["--reuid", str(slot.uid), "--regid", str(slot.uid), "--clear-groups"]
+        argv.append("--")
+        seccomp_fd = None
+        if sandboxed:
+            program_bpf = seccomp.build_filter() if limits.seccomp else None
+            if program_bpf is not None:
+                seccomp_fd = seccomp.filter_fd(program_bpf)
+            argv += _bwrap_args(limits, botdir, seccomp_fd)
+            argv += ["--", *program.command]
+            cwd = "/"
+        else:
+            argv += list(program.command)
+            cwd = str(botdir)
+        try:
+            popen = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=cwd,
+                env=dict(BOT_ENV),
+                close_fds=True,
+                pass_fds=(seccomp_fd,) if seccomp_fd is not None else (),
+                start_new_session=True,
+            )
+        finally:
+            if seccomp_fd is not None:
+                os.close(seccomp_fd)
+    except InfrastructureError:
+        _abandon(slot, workdir)
+        raise
+    except OSError as exc:
+        _abandon(slot, workdir)
+        raise InfrastructureError(f"could not start a bot: {exc}") from exc
+    return BotProcess(popen, slot, workdir, sandboxed, limits.memory_mb)
+
+
+def _abandon(slot: Slot | None, workdir: Path) -> None:
+    if slot is not None:
+        slot.release()
+    shutil.rmtree(workdir, ignore_errors=True)

@@ -1,0 +1,174 @@
+"""A classic-BPF seccomp filter for bots, generated in pure Python.
+
+bubblewrap loads the program given with ``--seccomp FD`` just before it runs
+the bot, so no libseccomp binding is needed: the filter is a handful of
+``struct sock_filter`` records packed here.  Denied calls fail with ``EPERM``
+(``clone3`` with ``ENOSYS`` so that libc falls back to ``clone``, whose flags
+a classic filter can inspect); everything else is allowed.  Only x86-64 has a
+syscall table here; :func:`build_filter` returns None on other machines and
+the sandbox then runs without a filter (namespaces and rlimits still apply).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import platform
+import struct
+
+# BPF opcodes (linux/bpf_common.h) and seccomp return values (linux/seccomp.h).
+_LD_W_ABS = 0x20
+_JEQ_K = 0x15
+_JGE_K = 0x35
+_JSET_K = 0x45
+_RET_K = 0x06
+_RET_ALLOW = 0x7FFF0000
+_RET_ERRNO = 0x00050000
+_RET_KILL_PROCESS = 0x80000000
+
+_AUDIT_ARCH_X86_64 = 0xC000003E
+_X32_SYSCALL_BIT = 0x40000000
+
+# Offsets in struct seccomp_data: nr, arch, instruction pointer, then six u64 args
+# (little-endian, so an argument's low 32 bits come first).
+_OFF_NR = 0
+_OFF_ARCH = 4
+
+
+def _arg_low(index: int) -> int:
+    return 16 + 8 * index
+
+
+_X86_64_DENIED = {
+    "ptrace": 101,
+    "mount": 165,
+    "umount2": 166,
+    "pivot_root": 155,
+    "swapon": 167,
+    "swapoff": 168,
+    "reboot": 169,
+    "acct": 163,
+    "init_module": 175,
+    "delete_module": 176,
+    "quotactl": 179,
+    "kexec_load": 246,
+    "add_key": 248,
+    "request_key": 249,
+    "keyctl": 250,
+    "unshare": 272,
+    "perf_event_open": 298,
+    "name_to_handle_at": 303,
+    "open_by_handle_at": 304,
+    "setns": 308,
+    "process_vm_readv": 310,
+    "process_vm_writev": 311,
+    "kcmp": 312,
+    "finit_module": 313,
+    "bpf": 321,
+    "userfaultfd": 323,
+    "io_uring_setup": 425,
+    "io_uring_enter": 426,
+    "io_uring_register": 427,
+    "open_tree": 428,
+    "move_mount": 429,
+    "fsopen": 430,
+    "fsconfig": 431,
+    "fsmount": 432,
+    "fspick": 433,
+    "mount_setattr": 442,
+}
+_X86_64 = {"socket": 41, "ioctl": 16, "clone": 56, "clone3": 435}
+
+_AF_UNIX = 1
+_TIOCSTI = 0x5412
+_TIOCLINUX = 0x541C
+# Every CLONE_NEW* flag: a bot may fork and start threads, never new namespaces.
+_CLONE_NEW_ANY = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
+
+
+class _Assembler:
+    """Forward-only BPF with symbolic jump targets, resolved on :meth:`program`."""
+
+    def __init__(self) -> None:
+        self.code: list[tuple[int, object, object, int]] = []
+        self.labels: dict[str, int] = {}
+
+    def op(self, code: int, k: int, jt: object = 0, jf: object = 0) -> None:
+        self.code.append((code, jt, jf, k))
+
+    def label(self, name: str) -> None:
+        self.labels[name] = len(self.code)
+
+    def _offset(self, target: object, index: int) -> int:
+        if isinstance(target, int):
+            return target
+        delta = self.labels[str(target)] - index - 1
+        if not 0 <= delta <= 255:
+            raise ValueError(f"BPF jump to {target} out of range: {delta}")
+        return delta
+
+    def program(self) -> bytes:
+        out = bytearray()
+        for i, (code, jt, jf, k) in enumerate(self.code):
+            out += struct.pack("<HBBI", code, self._offset(jt, i), self._offset(jf, i), k & 0xFFFFFFFF)
+        return bytes(out)
+
+
+def build_filter(machine: str | None = None) -> bytes | None:
+    """The packed filter for this machine, or None where no syscall table is known."""
+    machine = machine or platform.machine()
+    if machine not in ("x86_64", "amd64", "AMD64"):
+        return None
+    a = _Assembler()
+    a.op(_LD_W_ABS, _OFF_ARCH)
+    # A 32-bit (i386 ABI) call would use other numbers: refuse any other ABI outright.
+    a.op(_JEQ_K, _AUDIT_ARCH_X86_64, 0, "kill")
+    a.op(_LD_W_ABS, _OFF_NR)
+    a.op(_JGE_K, _X32_SYSCALL_BIT, "eperm", 0)
+    for nr in sorted(_X86_64_DENIED.values()):
+        a.op(_JEQ_K, nr, "eperm", 0)
+    a.op(_JEQ_K, _X86_64["socket"], "socket", 0)
+    a.op(_JEQ_K, _X86_64["ioctl"], "ioctl", 0)
+    a.op(_JEQ_K, _X86_64["clone"], "clone", 0)
+    a.op(_JEQ_K, _X86_64["clone3"], "enosys", 0)
+    a.op(_RET_K, _RET_ALLOW)
+
+    # socket(): only local (AF_UNIX) sockets; no network families, no netlink, no packet.
+    a.label("socket")
+    a.op(_LD_W_ABS, _arg_low(0))
+    a.op(_JEQ_K, _AF_UNIX, "allow", "eperm")
+
+    # ioctl(): no pushing keystrokes into a terminal.
+    a.label("ioctl")
+    a.op(_LD_W_ABS, _arg_low(1))
+    a.op(_JEQ_K, _TIOCSTI, "eperm", 0)
+    a.op(_JEQ_K, _TIOCLINUX, "eperm", "allow")
+
+    a.label("clone")
+    a.op(_LD_W_ABS, _arg_low(0))
+    a.op(_JSET_K, _CLONE_NEW_ANY, "eperm", "allow")
+
+    a.label("allow")
+    a.op(_RET_K, _RET_ALLOW)
+    a.label("eperm")
+    a.op(_RET_K, _RET_ERRNO | errno.EPERM)
+    a.label("enosys")
+    a.op(_RET_K, _RET_ERRNO | errno.ENOSYS)
+    a.label("kill")
+    a.op(_RET_K, _RET_KILL_PROCESS)
+    return a.program()
+
+
+def filter_fd(program: bytes) -> int:
+    """A readable file descriptor holding ``program`` at offset 0 (for ``bwrap --seccomp``).
+
+    Not close-on-exec: the caller passes it to bwrap and closes its own copy.
+    """
+    fd = os.memfd_create("arbiter-seccomp", 0)
+    try:
+        os.write(fd, program)
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
