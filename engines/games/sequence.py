@@ -240,18 +240,22 @@ class SequenceState(State):
             self._next_turn(seat)
         else:
             self.hands[seat].remove(card)
-            self.discards[seat].append(card)
             team = seat % self.n_teams
             if kind == PLACE:
                 self.board[sq] = 1 << team
                 if self._mark(sq, team) and self.sequence_counts()[team] >= self.target:
+                    self.discards[seat].append(card)
                     self._finish_win(team)
                     return
             else:
                 self.board[sq] = EMPTY
                 if self.locked[sq]:
                     self._unmark(sq)
+            # The played card joins its player's discard pile only after the draw,
+            # so a reshuffle never hands a player back the card just played (and
+            # "no discards, no draw" can happen, as the rules foresee).
             self._draw(seat)
+            self.discards[seat].append(card)
             self._next_turn(seat)
         if self.ply >= self.max_plies:
             self._finish_cap()
@@ -511,6 +515,8 @@ def _load(engine: SequenceEngine, data: Mapping[str, JSON]) -> SequenceState:
     state.turn = None if data["to_move"] is None else int(data["to_move"])
     state.exchanged = bool(data["exchanged"])
     state.last_move = data["last_move"]
+    if state.last_move is not None and not isinstance(state.last_move, str):
+        raise InvalidStateError("last_move must be a string or null")
     cells = data["board"]
     if len(cells) != 100:
         raise InvalidStateError("the board must have 100 squares")
