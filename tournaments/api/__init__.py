@@ -1,0 +1,1 @@
+"""The REST API under /api/: thin views over services and selectors."""

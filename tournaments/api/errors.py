@@ -1,0 +1,67 @@
+"""One JSON error shape everywhere: ``{"error": {"code", "message", "fields"}}``."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404, HttpRequest, JsonResponse
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from tournaments.services.errors import ServiceError
+
+logger = logging.getLogger(__name__)
+
+
+def error_body(code: str, message: str, fields: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, "fields": fields or {}}}
+
+
+def _first_message(detail: Any) -> str:
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            text = _first_message(value)
+            return text if key in ("non_field_errors", "detail") else f"{key}: {text}"
+        return "Invalid input."
+    if isinstance(detail, list):
+        return _first_message(detail[0]) if detail else "Invalid input."
+    return str(detail)
+
+
+def _fields(detail: Any) -> dict[str, Any]:
+    if isinstance(detail, dict):
+        return {k: [str(x) for x in v] if isinstance(v, list) else str(v) for k, v in detail.items()}
+    return {}
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """DRF's handler, reshaped; service errors map to their status; anything else is a JSON 500."""
+    if isinstance(exc, ServiceError):
+        return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status_code)
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied()
+    elif isinstance(exc, DjangoValidationError):
+        exc = exceptions.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        logger.exception("unhandled error in the API", exc_info=exc)
+        return Response(error_body("server_error", "Internal server error."), status=500)
+    if isinstance(exc, exceptions.ValidationError):
+        body = error_body("invalid", _first_message(exc.detail), _fields(exc.detail))
+    else:
+        code = exc.get_codes() if isinstance(exc, exceptions.APIException) else "error"
+        code = code if isinstance(code, str) else "error"
+        body = error_body(code, _first_message(getattr(exc, "detail", str(exc))))
+    response.data = body
+    return response
+
+
+def not_found_json(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    """Unknown URLs under /api/ answer in the same shape."""
+    return JsonResponse(error_body("not_found", "Not found."), status=status.HTTP_404_NOT_FOUND)

@@ -1,0 +1,43 @@
+"""Routes of the REST API (mounted at /api/)."""
+
+from django.urls import path
+
+from tournaments.api import auth, bots, games, matches, ratings, tournaments
+
+urlpatterns = [
+    path("auth/token/", auth.TokenApi.as_view(), name="api-token"),
+    path("users/", auth.UserCreateApi.as_view(), name="api-users"),
+    path("users/me/", auth.MeApi.as_view(), name="api-me"),
+    path("games/", games.GameListApi.as_view(), name="api-games"),
+    path("games/<str:game_id>/", games.GameDetailApi.as_view(), name="api-game"),
+    path("games/<str:game_id>/rules/", games.GameRulesApi.as_view(), name="api-game-rules"),
+    path("games/<str:game_id>/leaderboard/", ratings.LeaderboardApi.as_view(), name="api-game-leaderboard"),
+    path("bots/", bots.BotListCreateApi.as_view(), name="api-bots"),
+    path("bots/<int:bot_id>/", bots.BotDetailApi.as_view(), name="api-bot"),
+    path("bots/<int:bot_id>/versions/", bots.BotVersionListCreateApi.as_view(), name="api-bot-versions"),
+    path("bots/<int:bot_id>/deactivate/", bots.BotDeactivateApi.as_view(), name="api-bot-deactivate"),
+    path("bots/<int:bot_id>/ratings/", bots.BotRatingHistoryApi.as_view(), name="api-bot-ratings"),
+    path("tournaments/", tournaments.TournamentListCreateApi.as_view(), name="api-tournaments"),
+    path("tournaments/<int:tournament_id>/", tournaments.TournamentDetailApi.as_view(), name="api-tournament"),
+    path(
+        "tournaments/<int:tournament_id>/start/", tournaments.TournamentStartApi.as_view(), name="api-tournament-start"
+    ),
+    path(
+        "tournaments/<int:tournament_id>/cancel/",
+        tournaments.TournamentCancelApi.as_view(),
+        name="api-tournament-cancel",
+    ),
+    path(
+        "tournaments/<int:tournament_id>/standings/",
+        tournaments.TournamentStandingsApi.as_view(),
+        name="api-tournament-standings",
+    ),
+    path(
+        "tournaments/<int:tournament_id>/crosstable/",
+        tournaments.TournamentCrosstableApi.as_view(),
+        name="api-tournament-crosstable",
+    ),
+    path("matches/", matches.MatchListApi.as_view(), name="api-matches"),
+    path("matches/<int:match_id>/", matches.MatchDetailApi.as_view(), name="api-match"),
+    path("ratings/", ratings.LeaderboardApi.as_view(), name="api-ratings"),
+]

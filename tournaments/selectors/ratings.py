@@ -1,0 +1,53 @@
+"""Reading ratings: leaderboards and a bot's history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Max, OuterRef, Q, QuerySet, Subquery
+
+from tournaments.models import Bot, BotVersion, Rating, RatingChange
+
+
+def leaderboard(*, game_id: str, pool: str | None = None, user: Any = None) -> QuerySet[Rating]:
+    """Ratings of each visible, active bot's latest version in a pool (default: the game's plain pool).
+
+    The latest version is the one shown; older versions keep their rows for history.
+    """
+    pool = pool or game_id
+    latest = BotVersion.objects.filter(bot_id=OuterRef("bot_version__bot_id")).order_by("-number").values("id")[:1]
+    ratings = (
+        Rating.objects.filter(pool=pool, bot_version__bot__game_id=game_id, bot_version__bot__active=True)
+        .filter(bot_version_id=Subquery(latest))
+        .select_related("bot_version__bot__owner")
+        .defer("bot_version__package")
+    )
+    if not getattr(user, "is_staff", False):
+        visible = Q(bot_version__bot__visibility=Bot.Visibility.PUBLIC)
+        if user is not None and user.is_authenticated:
+            visible |= Q(bot_version__bot__owner_id=user.id)
+        ratings = ratings.filter(visible)
+    return ratings.order_by("-elo", "bot_version_id")
+
+
+def rating_history(*, bot: Bot, pool: str | None = None) -> QuerySet[RatingChange]:
+    """Every rating change of every version of a bot, oldest first."""
+    changes = (
+        RatingChange.objects.filter(rating__bot_version__bot=bot)
+        .select_related("rating", "rating__bot_version", "match")
+        .defer("rating__bot_version__package", "match__moves")
+    )
+    if pool:
+        changes = changes.filter(rating__pool=pool)
+    return changes.order_by("id")
+
+
+def bot_ratings(*, bot: Bot) -> QuerySet[Rating]:
+    """Current ratings of every version of a bot in every pool."""
+    return (
+        Rating.objects.filter(bot_version__bot=bot)
+        .select_related("bot_version")
+        .defer("bot_version__package")
+        .annotate(last_change=Max("changes__id"))
+        .order_by("pool", "-bot_version__number")
+    )

@@ -1,0 +1,1 @@
+"""Every write to Arbiter's models: one function per use case, ``<entity>_<verb>``."""

@@ -1,0 +1,186 @@
+"""Django settings for Arbiter, read from the environment.
+
+With no environment at all this runs embedded: SQLite in WAL mode and Celery's
+file-system transport, both under ``var/``, so a newcomer needs no server.
+Production sets ``DATABASE_URL`` (PostgreSQL via psycopg 3) and ``REDIS_URL``
+or ``CELERY_BROKER_URL``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(os.environ.get("ARBITER_VAR_DIR", BASE_DIR / "var"))
+
+
+def _env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _env_int(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    return int(value) if value not in (None, "") else default
+
+
+# Without a SECRET_KEY we are on a developer's machine: debug on, fixed key.
+_DEV = not os.environ.get("SECRET_KEY")
+SECRET_KEY = os.environ.get("SECRET_KEY") or "arbiter-dev-only-insecure-secret-key-change-me-0123456789"
+DEBUG = _env_bool("DEBUG", _DEV)
+ALLOWED_HOSTS = [
+    h.strip() for h in os.environ.get("ALLOWED_HOSTS", "*" if _DEV else "localhost").split(",") if h.strip()
+]
+CSRF_TRUSTED_ORIGINS = [o.strip() for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "tournaments",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "tournaments.urls"
+WSGI_APPLICATION = "tournaments.wsgi.application"
+ASGI_APPLICATION = "tournaments.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# -- database ------------------------------------------------------------------
+
+if os.environ.get("DATABASE_URL"):
+    DATABASES = {"default": dj_database_url.parse(os.environ["DATABASE_URL"], conn_max_age=60)}
+else:
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": VAR_DIR / "arbiter.sqlite3",
+            "OPTIONS": {
+                # WAL lets the web server read while a worker writes; IMMEDIATE
+                # takes the write lock at BEGIN so two writers queue instead of
+                # failing with "database is locked" halfway through.
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=30000;",
+                "transaction_mode": "IMMEDIATE",
+                "timeout": 30,
+            },
+        }
+    }
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 4}},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "static"
+
+# -- REST API --------------------------------------------------------------------
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_PAGINATION_CLASS": "tournaments.api.pagination.Pagination",
+    "PAGE_SIZE": 50,
+    "EXCEPTION_HANDLER": "tournaments.api.errors.exception_handler",
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
+}
+
+# -- Celery ------------------------------------------------------------------------
+
+_broker = os.environ.get("CELERY_BROKER_URL") or os.environ.get("REDIS_URL") or "filesystem://"
+CELERY_BROKER_URL = _broker
+if _broker.startswith("filesystem://"):
+    _queue_dir = VAR_DIR / "broker" / "queue"
+    _processed_dir = VAR_DIR / "broker" / "processed"
+    for _d in (_queue_dir, _processed_dir):
+        _d.mkdir(parents=True, exist_ok=True)
+    # Producer and consumer share one folder: "out" of the web is "in" of the worker.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_queue_dir),
+        "data_folder_out": str(_queue_dir),
+        "processed_folder": str(_processed_dir),
+        "store_processed": False,
+    }
+else:
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 6 * 3600}
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+# One match at a time per worker process: matches are long and uneven.
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BEAT_SCHEDULE = {
+    "sweep-stale-matches": {"task": "workers.tasks.matches_sweep", "schedule": 60.0},
+}
+
+# -- Arbiter -----------------------------------------------------------------------
+
+ARBITER_ELO_START = 1500.0
+ARBITER_ELO_K_NEW = float(os.environ.get("ARBITER_ELO_K_NEW", "40"))
+ARBITER_ELO_K = float(os.environ.get("ARBITER_ELO_K", "20"))
+ARBITER_ELO_NEW_GAMES = _env_int("ARBITER_ELO_NEW_GAMES", 30)
+# Infrastructure errors re-run a match this many times in all before it is ERRORED.
+ARBITER_MATCH_MAX_ATTEMPTS = _env_int("ARBITER_MATCH_MAX_ATTEMPTS", 3)
+ARBITER_MAX_PACKAGE_BYTES = _env_int("ARBITER_MAX_PACKAGE_BYTES", 5 * 1024 * 1024)
+ARBITER_PACKAGE_CACHE = Path(os.environ.get("ARBITER_PACKAGE_CACHE", VAR_DIR / "packages"))
+# Extra seconds on top of a match's clocks before Celery's time limits strike.
+ARBITER_TASK_MARGIN_S = _env_int("ARBITER_TASK_MARGIN_S", 60)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {
+        "tournaments": {"handlers": ["console"], "level": os.environ.get("ARBITER_LOG_LEVEL", "INFO")},
+        "workers": {"handlers": ["console"], "level": os.environ.get("ARBITER_LOG_LEVEL", "INFO")},
+    },
+}

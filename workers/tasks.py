@@ -1,0 +1,179 @@
+"""Celery tasks: thin adapters from a message to the referee and the services.
+
+``run_match`` claims a match (a conditional UPDATE, so a redelivered message
+does nothing), unpacks the bots' packages into a cache keyed by checksum,
+plays the match with the referee (no Django inside) and records the result
+under the attempt that claimed it.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import threading
+from pathlib import Path
+
+from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+from celery.signals import worker_ready
+from django.conf import settings
+from django.db import close_old_connections, connection
+
+from tournaments.selectors.bots import bot_version_package
+from tournaments.selectors.matches import MatchSpec, match_spec, matches_queued
+from tournaments.services.games import game_sync
+from tournaments.services.matches import (
+    MatchOutcome,
+    SeatOutcome,
+    match_claim,
+    match_heartbeat,
+    match_record_error,
+    match_record_result,
+    matches_requeue_stale,
+)
+from tournaments.services.queue import match_send
+
+logger = logging.getLogger(__name__)
+
+HEARTBEAT_EVERY_S = 20.0
+
+
+class PackageUnavailableError(Exception):
+    """A bot's package is missing or cannot be unpacked: the match cannot be played."""
+
+
+def _program_for(*, version_id: int, checksum: str, command: list[str]):  # -> workers.sandbox.BotProgram
+    """The unpacked bot, from the cache (directory named by the package's sha256) or freshly unpacked."""
+    from workers.packages import PackageError, unpack_package
+    from workers.sandbox import BotProgram
+
+    cache: Path = settings.ARBITER_PACKAGE_CACHE
+    dest = cache / checksum
+    if dest.is_dir() and command:
+        return BotProgram(directory=dest, command=tuple(command))
+    try:
+        data, filename, stored_checksum = bot_version_package(version_id=version_id)
+    except Exception as exc:
+        raise PackageUnavailableError(f"package of bot version {version_id} cannot be loaded: {exc}") from exc
+    if stored_checksum != checksum:
+        raise PackageUnavailableError(f"package of bot version {version_id} does not match its checksum")
+    cache.mkdir(parents=True, exist_ok=True)
+    try:
+        return unpack_package(data, filename, dest)
+    except FileExistsError:
+        # Another worker process unpacked the same package first: use its copy.
+        return BotProgram(directory=dest, command=tuple(command))
+    except PackageError as exc:
+        raise PackageUnavailableError(f"package of bot version {version_id} is invalid: {exc}") from exc
+    except OSError as exc:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise PackageUnavailableError(f"package of bot version {version_id} could not be unpacked: {exc}") from exc
+
+
+def _heartbeat(match_id: int, attempt: int, stop: threading.Event) -> None:
+    """Tell the database this attempt is alive until ``stop`` is set (own DB connection)."""
+    try:
+        while not stop.wait(HEARTBEAT_EVERY_S):
+            if not match_heartbeat(match_id=match_id, attempt=attempt):
+                return
+    finally:
+        connection.close()
+
+
+def _play(spec: MatchSpec):  # -> workers.referee.MatchRecord
+    from workers.referee import Clock, play_match
+
+    bots = [_program_for(version_id=s.bot_version_id, checksum=s.checksum, command=s.command) for s in spec.seats]
+    return play_match(
+        engine_id=spec.engine_id,
+        options=spec.options,
+        seed=spec.seed,
+        seats=len(spec.seats),
+        bots=bots,
+        clock=Clock(move_ms=spec.move_ms, game_ms=spec.game_ms, startup_ms=spec.startup_ms),
+        match_id=str(spec.match_id),
+    )
+
+
+def _outcome(record) -> MatchOutcome:  # record: workers.referee.MatchRecord
+    return MatchOutcome(
+        ranks=list(record.ranks),
+        scores=list(record.scores) if record.scores is not None else None,
+        reason=record.reason,
+        engine_version=record.engine_version,
+        moves=[{"seat": m.seat, "move": m.move, "ms": m.ms} for m in record.moves],
+        seats=[
+            SeatOutcome(
+                status=r.status,
+                stderr=r.stderr or "",
+                cpu_ms=r.cpu_ms,
+                peak_rss_kb=r.peak_rss_kb,
+                name=r.name or "",
+                version=r.version or "",
+            )
+            for r in record.seat_records
+        ],
+    )
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True, name="workers.tasks.run_match")
+def run_match(self, match_id: int) -> str:
+    """Claim, play and record one match."""
+    from workers.referee import InfrastructureError
+
+    close_old_connections()
+    worker = f"{self.request.hostname or 'worker'}:{threading.get_native_id()}"
+    attempt = match_claim(match_id=match_id, worker=worker)
+    if attempt is None:
+        return "not claimed"
+    stop = threading.Event()
+    beat = threading.Thread(target=_heartbeat, args=(match_id, attempt, stop), daemon=True)
+    beat.start()
+    try:
+        spec = match_spec(match_id=match_id)
+        record = _play(spec)
+    except PackageUnavailableError as exc:
+        match_record_error(match_id=match_id, attempt=attempt, reason=str(exc), retry=False)
+        return "errored"
+    except ValueError as exc:
+        # Options, seats or bot counts the engine refuses: running again cannot help.
+        match_record_error(match_id=match_id, attempt=attempt, reason=f"invalid match: {exc}", retry=False)
+        return "errored"
+    except InfrastructureError as exc:
+        status = match_record_error(match_id=match_id, attempt=attempt, reason=f"infrastructure: {exc}")
+        return str(status)
+    except SoftTimeLimitExceeded:
+        status = match_record_error(match_id=match_id, attempt=attempt, reason="the match exceeded its time limit")
+        return str(status)
+    except Exception as exc:
+        logger.exception("match %s attempt %s failed", match_id, attempt)
+        status = match_record_error(match_id=match_id, attempt=attempt, reason=f"{type(exc).__name__}: {exc}")
+        return str(status)
+    finally:
+        stop.set()
+    recorded = match_record_result(match_id=match_id, attempt=attempt, outcome=_outcome(record))
+    return "finished" if recorded else "dropped"
+
+
+@shared_task(ignore_result=True, name="workers.tasks.tournament_enqueue")
+def tournament_enqueue(tournament_id: int) -> int:
+    """Send one run_match per queued match of a tournament, in schedule order."""
+    rows = matches_queued(tournament_id=tournament_id)
+    for row in rows:
+        match_send(match_id=row["id"], seats=row["seats"], startup_ms=row["startup_ms"], game_ms=row["game_ms"])
+    return len(rows)
+
+
+@shared_task(ignore_result=True, name="workers.tasks.matches_sweep")
+def matches_sweep() -> int:
+    """Re-queue running matches whose worker stopped heartbeating (scheduled by beat)."""
+    return matches_requeue_stale()
+
+
+@worker_ready.connect
+def _on_worker_ready(**kwargs: object) -> None:
+    # Engines added since the last migrate show up without one.
+    try:
+        game_sync()
+    except Exception:  # a worker without a migrated database still starts; the task will say why
+        logger.exception("game_sync at worker start failed")
