@@ -450,9 +450,11 @@ class GamesUpEngine(Engine):
         seed = _int(data.get("seed", 0), "seed")
         state = GamesUpState(self, opts, seed)
         state.ply = _int(data["ply"], "ply", 0)
-        turn = data["turn"]
-        if turn not in (0, 1) or isinstance(turn, bool):
-            raise InvalidStateError(f"turn must be 0 or 1, got {turn!r}")
+        if state.ply > opts["max_plies"]:
+            raise InvalidStateError(f"ply {state.ply} is past the ply cap {opts['max_plies']}")
+        turn = _int(data["turn"], "turn", 0)
+        if turn > 1:
+            raise InvalidStateError(f"turn must be 0 or 1, got {turn}")
         state._turn = turn
         board = data["board"]
         if not isinstance(board, list) or len(board) != SIZE * SIZE:
@@ -466,9 +468,9 @@ class GamesUpEngine(Engine):
                 if not isinstance(piece, list) or len(piece) != 2:
                     raise InvalidStateError(f"a piece on {SQUARES[sq]} must be [owner, face], got {piece!r}")
                 owner, face = piece
-                if owner not in (0, 1) or isinstance(owner, bool):
+                if type(owner) is not int or owner not in (0, 1):
                     raise InvalidStateError(f"bad piece owner on {SQUARES[sq]}: {owner!r}")
-                if isinstance(face, bool) or face not in (1, 2, 3, 4, 5, 6):
+                if type(face) is not int or face not in (1, 2, 3, 4, 5, 6):
                     raise InvalidStateError(f"bad piece face on {SQUARES[sq]}: {face!r}")
                 kinds[owner][min(face, 7 - face) - 1] += 1
                 stack.append(owner << 3 | face)
