@@ -1,0 +1,73 @@
+"""Helpers shared by the referee and sandbox tests: the test engine, bots, limits and checks."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.referee import countgame
+from workers.referee import BotProgram, Clock
+from workers.sandbox import SandboxLimits, SandboxUnavailableError, pids_of_uid, sandbox_available
+
+REPO = Path(__file__).resolve().parents[2]
+RANDOM_BOT = REPO / "bots" / "random_bot.py"
+# Short clocks keep the suites fast; timeouts are tested with these.
+FAST = Clock(move_ms=400, game_ms=5000, startup_ms=4000)
+FIRST_UID = 61000  # away from the service's default pool (60000+) so a running worker is not disturbed
+SLOTS = 8
+
+
+def make_limits(runtime: Path, **overrides: object) -> SandboxLimits:
+    """Sandbox limits for tests: a private runtime dir and slot range."""
+    values: dict[str, object] = {"first_uid": FIRST_UID, "slots": SLOTS, "runtime_dir": str(runtime)}
+    values.update(overrides)
+    return SandboxLimits(**values)  # type: ignore[arg-type]
+
+
+def require_sandbox(limits: SandboxLimits) -> None:
+    """Skip without a working bubblewrap; fail instead when running in CI."""
+    try:
+        ok = sandbox_available(limits)
+    except SandboxUnavailableError as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI needs a working sandbox: {exc}")
+        pytest.skip(f"no working sandbox here: {exc}")
+    assert ok
+    if os.geteuid() != 0:
+        if os.environ.get("CI"):
+            pytest.fail("the sandbox tests need root (slot uids)")
+        pytest.skip("the sandbox tests need root (slot uids)")
+
+
+def write_bot(directory: Path, source: str, name: str = "main.py", extra: dict[str, str] | None = None) -> BotProgram:
+    """A bot directory holding ``source`` as ``name`` (plus any extra files)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / name).write_text(textwrap.dedent(source))
+    for fname, text in (extra or {}).items():
+        (directory / fname).write_text(textwrap.dedent(text))
+    return BotProgram(directory=directory, command=("python3", name))
+
+
+def random_bot(directory: Path) -> BotProgram:
+    """The reference random bot in its own directory."""
+    directory.mkdir(parents=True, exist_ok=True)
+    shutil.copy(RANDOM_BOT, directory / "main.py")
+    return BotProgram(directory=directory, command=("python3", "main.py"))
+
+
+def survivors() -> dict[int, list[int]]:
+    """Processes still running under any test slot uid (should always be empty between matches)."""
+    out = {}
+    for uid in range(FIRST_UID, FIRST_UID + SLOTS):
+        pids = pids_of_uid(uid)
+        if pids:
+            out[uid] = pids
+    return out
+
+
+def register_engine() -> None:
+    countgame.register()

@@ -1,0 +1,31 @@
+"""Fixtures for the sandbox tests (the count-test engine, a sandbox, short clocks)."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.referee.support import make_limits, register_engine, require_sandbox
+from workers.sandbox import SandboxLimits
+
+register_engine()
+
+
+@pytest.fixture(scope="session")
+def runtime() -> Iterator[Path]:
+    # Not under pytest's 0700 temp root: the slot uids must be able to traverse to their bot copies.
+    path = Path(tempfile.mkdtemp(prefix="arbiter-test-runtime-"))
+    path.chmod(0o711)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def limits(runtime: Path) -> SandboxLimits:
+    value = make_limits(runtime)
+    require_sandbox(value)
+    return value
