@@ -9,6 +9,10 @@ from __future__ import annotations
 
 SIZE = 10
 
+# Square contents as bit masks: empty, a chip of team t is 1 << t, a corner counts for all.
+EMPTY = 0
+CORNER = 0b111
+
 # The board as the rules print it: rank 10 first, files a to j; ``XX`` is a corner.
 LAYOUT_ROWS = (
     "XX 2S 3S 4S 5S 6S 7S 8S 9S XX",

@@ -11,7 +11,6 @@ all team bits for a corner, so "this square counts for team t" is one ``&``.
 from __future__ import annotations
 
 import random
-from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -30,8 +29,10 @@ from engines.base import (
 from engines.games._sequence_board import (
     CARD_SQUARES,
     CARD_SQUARES_BY_NAME,
+    CORNER,
     CORNERS,
     DEAD_TEXT,
+    EMPTY,
     FULL_DECK,
     LAYOUT,
     LINES,
@@ -45,13 +46,11 @@ from engines.games._sequence_board import (
     TWO_EYED,
     deal_size,
 )
+from engines.games._sequence_json import cell_json, load_state
 
-EMPTY = 0
-CORNER = 0b111
 # Action kinds stored in the legal-move table.
 PLACE, REMOVE, DEAD, PASS_KIND = 0, 1, 2, 3
 _PASS_ACTION = (PASS_KIND, "", -1)
-_DECK_COUNT = Counter(FULL_DECK)
 
 
 def _resolve_teams(seats: int, teams: int) -> int:
@@ -404,7 +403,7 @@ class SequenceState(State):
             "to_move": self.turn,
             "exchanged": self.exchanged,
             "last_move": self.last_move,
-            "board": [_cell_json(v) for v in self.board],
+            "board": [cell_json(v) for v in self.board],
             "sequences": [{"team": t, "squares": list(w)} for t, w in self.sequences],
             "hands": [list(h) for h in self.hands],
             "discards": [list(d) for d in self.discards],
@@ -412,15 +411,6 @@ class SequenceState(State):
             "rng": [version, list(internal), gauss],
             "result": self._result.to_json() if self._result is not None else None,
         }
-
-
-def _cell_json(value: int) -> int | str | None:
-    """A board cell as JSON: None empty, "corner", or the team index."""
-    if value == EMPTY:
-        return None
-    if value == CORNER:
-        return "corner"
-    return value.bit_length() - 1
 
 
 class SequenceEngine(Engine):
@@ -494,73 +484,11 @@ class SequenceEngine(Engine):
 
     def state_from_json(self, data: Mapping[str, JSON]) -> SequenceState:
         try:
-            return _load(self, data)
+            return load_state(self, data, SequenceState)
         except InvalidStateError:
             raise
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
             raise InvalidStateError(f"cannot load sequence state: {exc!r}") from exc
-
-
-def _load(engine: SequenceEngine, data: Mapping[str, JSON]) -> SequenceState:
-    """Rebuild a state from :meth:`SequenceState.to_json` output, checking it hangs together."""
-    if data["engine"] != engine.id:
-        raise InvalidStateError(f"state of {data['engine']!r}, not sequence")
-    seats = int(data["seats"])
-    try:
-        options = engine.validate_options(data["options"], seats)
-    except InvalidOptionsError as exc:
-        raise InvalidStateError(str(exc)) from exc
-    state = SequenceState(engine, options, seats, int(data["seed"]))
-    state.ply = int(data["ply"])
-    state.turn = None if data["to_move"] is None else int(data["to_move"])
-    state.exchanged = bool(data["exchanged"])
-    state.last_move = data["last_move"]
-    if state.last_move is not None and not isinstance(state.last_move, str):
-        raise InvalidStateError("last_move must be a string or null")
-    cells = data["board"]
-    if len(cells) != 100:
-        raise InvalidStateError("the board must have 100 squares")
-    for sq, cell in enumerate(cells):
-        if sq in CORNERS:
-            if cell != "corner":
-                raise InvalidStateError(f"{SQUARE_NAMES[sq]} is a corner")
-            continue
-        if cell is None:
-            state.board[sq] = EMPTY
-        elif isinstance(cell, int) and not isinstance(cell, bool) and 0 <= cell < state.n_teams:
-            state.board[sq] = 1 << cell
-        else:
-            raise InvalidStateError(f"bad cell {cell!r} on {SQUARE_NAMES[sq]}")
-    for entry in data["sequences"]:
-        team, window = int(entry["team"]), tuple(int(s) for s in entry["squares"])
-        if not 0 <= team < state.n_teams or len(window) != 5:
-            raise InvalidStateError(f"bad sequence {entry!r}")
-        if any(not state.board[s] & (1 << team) for s in window):
-            raise InvalidStateError(f"sequence {entry!r} is not held by team {team}")
-        state.sequences.append((team, window))
-        for s in window:
-            state.locked[s] += 1
-    state.hands = [[str(c) for c in h] for h in data["hands"]]
-    state.discards = [[str(c) for c in d] for d in data["discards"]]
-    state.pile = [str(c) for c in data["pile"]]
-    if len(state.hands) != seats or len(state.discards) != seats:
-        raise InvalidStateError("one hand and one discard pile per seat")
-    cards = Counter(state.pile)
-    for pile in state.hands + state.discards:
-        cards.update(pile)
-    # Played cards go to the discards, so all 104 cards are always somewhere.
-    if cards != _DECK_COUNT:
-        raise InvalidStateError("hands, discards and pile do not make up two decks")
-    version, internal, gauss = data["rng"]
-    state.rng_state = (int(version), tuple(int(x) for x in internal), gauss)
-    random.Random().setstate(state.rng_state)  # raises ValueError when malformed
-    if state.turn is not None and not 0 <= state.turn < seats:
-        raise InvalidStateError(f"bad seat to move {state.turn!r}")
-    result = data["result"]
-    if (result is None) != (state.turn is not None):
-        raise InvalidStateError("a finished game has a result and nobody to move")
-    state._result = Result.from_json(result) if result is not None else None
-    return state
 
 
 def card_squares(card: str) -> tuple[str, ...]:
