@@ -13,7 +13,7 @@ from celery import Celery
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
 
-app = Celery("arbiter")
+# Tasks live in workers/tasks.py, outside the Django app, so name the module;
+# it is imported when the worker starts, after Celery's Django fix-up has set Django up.
+app = Celery("arbiter", include=["workers.tasks"])
 app.config_from_object("django.conf:settings", namespace="CELERY")
-# Tasks live in workers/tasks.py, outside the Django app, so name the module.
-app.autodiscover_tasks(lambda: ["workers"], related_name="tasks", force=True)

@@ -8,12 +8,12 @@ from rest_framework.views import APIView
 
 from tournaments.api.common import found, user_of
 from tournaments.api.pagination import Pagination
-from tournaments.selectors.games import game_list
+from tournaments.selectors.games import game_default_pool, game_list
 from tournaments.selectors.ratings import leaderboard
 
 
 class LeaderboardApi(APIView):
-    """GET /api/ratings/?game=<id>&pool=<pool> (pool defaults to the game's plain pool)."""
+    """GET /api/ratings/?game=<id>&pool=<pool> (pool defaults to the default configuration's)."""
 
     def get(self, request: Request, game_id: str | None = None) -> Response:
         game_id = game_id or request.query_params.get("game")
@@ -22,7 +22,7 @@ class LeaderboardApi(APIView):
 
             raise ServiceError("Say which game: ?game=<id>.", fields={"game": ["required"]})
         game = found(game_list(include_unavailable=True).filter(id=game_id).first(), "game")
-        pool = request.query_params.get("pool") or game.id
+        pool = request.query_params.get("pool") or game_default_pool(game=game)
         ratings = leaderboard(game_id=game.id, pool=pool, user=user_of(request))
         paginator = Pagination()
         page = paginator.paginate_queryset(ratings, request, view=self)

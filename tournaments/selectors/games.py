@@ -30,6 +30,14 @@ def game_rating_pools(*, game: Game) -> list[str]:
     return list(dict.fromkeys(pools))
 
 
+def game_default_pool(*, game: Game) -> str:
+    """The pool of the engine's default seat count and default options."""
+    try:
+        return get_engine(game.id).rating_pool({}, None)
+    except UnknownEngineError:
+        return game.id
+
+
 def game_configs(*, game: Game) -> list[dict[str, Any]]:
     """Example (seats, options) configurations with their teams, for clients building a tournament."""
     try:

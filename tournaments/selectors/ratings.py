@@ -9,12 +9,11 @@ from django.db.models import Max, OuterRef, Q, QuerySet, Subquery
 from tournaments.models import Bot, BotVersion, Rating, RatingChange
 
 
-def leaderboard(*, game_id: str, pool: str | None = None, user: Any = None) -> QuerySet[Rating]:
-    """Ratings of each visible, active bot's latest version in a pool (default: the game's plain pool).
+def leaderboard(*, game_id: str, pool: str, user: Any = None) -> QuerySet[Rating]:
+    """Ratings of each visible, active bot's latest version in a rating pool.
 
     The latest version is the one shown; older versions keep their rows for history.
     """
-    pool = pool or game_id
     latest = BotVersion.objects.filter(bot_id=OuterRef("bot_version__bot_id")).order_by("-number").values("id")[:1]
     ratings = (
         Rating.objects.filter(pool=pool, bot_version__bot__game_id=game_id, bot_version__bot__active=True)

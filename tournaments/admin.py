@@ -1,0 +1,219 @@
+"""The admin: every model browsable; history read-only; actions call services."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+
+from tournaments.models import Bot, BotVersion, Game, Match, MatchSeat, Participant, Rating, RatingChange, Tournament
+from tournaments.selectors.standings import tournament_crosstable, tournament_progress, tournament_standings
+from tournaments.services.errors import ServiceError
+from tournaments.services.matches import matches_requeue_errored
+from tournaments.services.tournaments import tournament_cancel, tournament_start
+
+
+class ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class HistoryAdmin(admin.ModelAdmin):
+    """History is written by services only: viewable, never edited or deleted here."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Game)
+class GameAdmin(HistoryAdmin):
+    list_display = ["id", "name", "version", "seat_counts", "available", "synced_at"]
+    list_filter = ["available"]
+    search_fields = ["id", "name"]
+
+
+class BotVersionInline(ReadOnlyInline):
+    model = BotVersion
+    fields = ["number", "filename", "size", "checksum", "kind", "command", "created"]
+    readonly_fields = fields
+
+
+@admin.register(Bot)
+class BotAdmin(admin.ModelAdmin):
+    list_display = ["name", "game", "owner", "visibility", "active", "created"]
+    list_filter = ["game", "visibility", "active"]
+    search_fields = ["name", "owner__username"]
+    readonly_fields = ["owner", "game", "name", "created"]
+    fields = ["name", "game", "owner", "visibility", "active", "description", "created"]
+    inlines = [BotVersionInline]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # bots come with a package: upload through the API
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(BotVersion)
+class BotVersionAdmin(HistoryAdmin):
+    list_display = ["__str__", "bot", "number", "size", "kind", "checksum", "created"]
+    list_filter = ["bot__game", "kind"]
+    search_fields = ["bot__name", "checksum", "filename"]
+    exclude = ["package"]
+    list_select_related = ["bot"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[BotVersion]:
+        return super().get_queryset(request).defer("package")
+
+
+class ParticipantInline(ReadOnlyInline):
+    model = Participant
+    fields = ["number", "bot_version"]
+    readonly_fields = fields
+
+
+def _table(headers: list[str], rows: list[list[Any]]) -> SafeString:
+    head = format_html_join("", "<th>{}</th>", ((h,) for h in headers))
+    body = format_html_join(
+        "", "<tr>{}</tr>", ((format_html_join("", "<td>{}</td>", ((c,) for c in row)),) for row in rows)
+    )
+    return format_html('<table class="arbiter-table"><thead><tr>{}</tr></thead><tbody>{}</tbody></table>', head, body)
+
+
+@admin.register(Tournament)
+class TournamentAdmin(admin.ModelAdmin):
+    list_display = ["id", "name", "game", "owner", "status", "format", "seats", "rated", "created", "finished"]
+    list_filter = ["status", "game", "format", "rated"]
+    search_fields = ["name", "owner__username"]
+    inlines = [ParticipantInline]
+    actions = ["start_tournaments", "cancel_tournaments", "requeue_errored"]
+    readonly_fields = [
+        "game", "owner", "options", "seats", "format", "games_per_pairing", "move_ms", "game_ms",
+        "startup_ms", "rated", "rating_pool", "status", "created", "started", "finished",
+        "progress", "standings", "crosstable",
+    ]  # fmt: skip
+    fields = ["name", *readonly_fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # tournaments are created through the API (participants need validating)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="Progress")
+    def progress(self, obj: Tournament) -> str:
+        counts = tournament_progress(tournament=obj)
+        return ", ".join(f"{k}: {v}" for k, v in counts.items())
+
+    @admin.display(description="Standings")
+    def standings(self, obj: Tournament) -> SafeString:
+        rows = tournament_standings(tournament=obj)
+        return _table(
+            ["#", "Bot", "Games", "W", "D", "L", "Points", "Score %", "S-B", "Forfeits", "Elo"],
+            [
+                [
+                    r["place"], f"{r['bot_name']} v{r['version']}", r["games"], r["wins"], r["draws"], r["losses"],
+                    r["points"], r["score_percent"], r["sonneborn_berger"],
+                    ", ".join(f"{k}: {v}" for k, v in r["forfeits"].items()) or "-",
+                    r["elo"] if r["elo"] is not None else "-",
+                ]
+                for r in rows
+            ],
+        )  # fmt: skip
+
+    @admin.display(description="Crosstable")
+    def crosstable(self, obj: Tournament) -> SafeString:
+        table = tournament_crosstable(tournament=obj)
+        names = [f"{p['bot_name']} v{p['version']}" for p in table["participants"]]
+        return _table(
+            ["", *names],
+            [
+                [name] + ["x" if c is None else f"{c['points']:g}/{c['games']}" for c in row["cells"]]
+                for name, row in zip(names, table["rows"], strict=True)
+            ],
+        )
+
+    def _each(self, request: HttpRequest, queryset: QuerySet[Tournament], action: Any, verb: str) -> None:
+        done = 0
+        for tournament in queryset:
+            try:
+                action(tournament=tournament, user=request.user)
+                done += 1
+            except ServiceError as exc:
+                self.message_user(request, f"{tournament}: {exc.message}", messages.WARNING)
+        self.message_user(request, f"{verb} {done} tournament(s).")
+
+    @admin.action(description="Start selected draft tournaments")
+    def start_tournaments(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> None:
+        self._each(request, queryset, tournament_start, "Started")
+
+    @admin.action(description="Cancel selected tournaments")
+    def cancel_tournaments(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> None:
+        self._each(request, queryset, tournament_cancel, "Cancelled")
+
+    @admin.action(description="Re-queue errored matches of selected tournaments")
+    def requeue_errored(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> None:
+        total = sum(matches_requeue_errored(tournament=t) for t in queryset)
+        self.message_user(request, f"Re-queued {total} errored match(es).")
+
+
+class MatchSeatInline(ReadOnlyInline):
+    model = MatchSeat
+    fields = ["seat", "team", "bot_version", "rank", "score", "status", "cpu_ms", "peak_rss_kb", "stderr"]
+    readonly_fields = fields
+
+
+class RatingChangeInline(ReadOnlyInline):
+    model = RatingChange
+    fields = ["rating", "before", "after", "delta", "k"]
+    readonly_fields = fields
+
+
+@admin.register(Match)
+class MatchAdmin(HistoryAdmin):
+    list_display = ["id", "game", "tournament", "index", "status", "attempt", "worker", "result_reason", "finished_at"]
+    list_filter = ["status", "game", "rated"]
+    search_fields = ["id", "tournament__name", "error_reason", "result_reason"]
+    list_select_related = ["tournament"]
+    inlines = [MatchSeatInline, RatingChangeInline]
+    actions = ["requeue_errored"]
+    raw_id_fields = ["tournament"]
+
+    @admin.action(description="Re-queue selected errored matches")
+    def requeue_errored(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
+        count = matches_requeue_errored(match_ids=list(queryset.values_list("id", flat=True)))
+        self.message_user(request, f"Re-queued {count} errored match(es).")
+
+
+@admin.register(Rating)
+class RatingAdmin(HistoryAdmin):
+    list_display = ["bot_version", "pool", "elo", "games", "wins", "draws", "losses", "updated"]
+    list_filter = ["pool"]
+    search_fields = ["bot_version__bot__name", "pool"]
+    list_select_related = ["bot_version__bot"]
+    inlines = [RatingChangeInline]
+
+
+@admin.register(RatingChange)
+class RatingChangeAdmin(HistoryAdmin):
+    list_display = ["id", "rating", "match", "before", "after", "delta", "k", "created"]
+    list_filter = ["rating__pool"]
+    search_fields = ["rating__bot_version__bot__name"]
+    list_select_related = ["rating__bot_version__bot"]
