@@ -1,37 +1,37 @@
 """Greedy heuristic for ``hexstacks`` (Stacks on a hexagon, standard or Diabolical).
 
-``score(observation, move, seat)`` values one action from the observation
-alone. Standard library only: the greedy bot runs in the sandbox.
+``score(observation, move, seat)`` plays the move on a copy of the observed
+board and measures how much it improves a race count, per point spent.
+Standard library only: the greedy bot runs in the sandbox.
 
-What it likes, roughly in order:
+The race count, for each seat, is the sum of its pieces' progress: a piece
+on its ``p``-th row from its near edge counts ``p``; an exited piece counts
+the number of rows plus ``1 + EXITED_BONUS``.  A piece with an opponent piece
+somewhere above it is stuck, so it counts ``TRAPPED`` less.  The evaluation is our count
+minus the opponent's; this rewards, with no special cases:
 
-* exits, more pieces at once better, and the winning exit above all;
-* covering opponent pieces (they are stuck under ours in both variants);
-* advancing our own pieces, especially onto our far row, ready to exit;
+* exits (the most progress per point, several pieces at once better still);
+* advancing, the more of our pieces carried at once the better;
+* covering opponent pieces, which makes them count as stuck;
 * in Diabolical Stacks, dragging opponent pieces back toward their start.
 
-What it dislikes: uncovering opponent pieces it was holding down, and
-spending a whole turn (2 points) on a move that a 1-point move could beat.
+Dividing by the points spent makes a 2-point action compete fairly with a
+1-point action, which leaves another point to use.  The winning exit always
+comes first.
 """
 
 from __future__ import annotations
 
 PIECES = 12
-
-EXIT_BASE = 100.0
-EXIT_PER_PIECE = 10.0
-WIN = 10_000.0
-COVER = 4.0
-UNCOVER = 5.0
-ADVANCE = 2.0
-READY_TO_EXIT = 3.0
-DRAG_BACK = 1.5
-TWO_POINTS = 2.0
-ENTER = 3.0
+# Measured against 2.5's neighbours 1 and 5 in greedy-vs-greedy games: 2.5 won.
+TRAPPED = 2.5
+# An exited piece is safe for good, which a piece on the far row is not.
+EXITED_BONUS = 2.0
+WIN = 1_000_000.0
 
 
 def _parse(move: str) -> tuple[str, str | None, str | None, int]:
-    """(kind, source, target, count) for a move string; kind is enter/step/exit/pass."""
+    """(kind, source, target, count) for a move; kind is pass, enter, step or exit."""
     if move == "pass":
         return "pass", None, None, 0
     if move.startswith("+"):
@@ -44,7 +44,27 @@ def _parse(move: str) -> tuple[str, str | None, str | None, int]:
 
 
 def _row(name: str) -> int:
+    """The row of a hex name such as ``r3c2``."""
     return int(name[1 : name.index("c")])
+
+
+def evaluate(stacks: dict[str, list[int]], exited: list[int], seat: int, rows: int) -> float:
+    """``seat``'s race count minus its opponent's (see the module docstring)."""
+    total = 0.0
+    for side in (0, 1):
+        count = exited[side] * (rows + 1 + EXITED_BONUS)
+        for name, pieces in stacks.items():
+            row = _row(name)
+            progress = row if side == 0 else rows + 1 - row
+            covered = False
+            # Walk down from the top: once an opponent piece is seen, ours are stuck.
+            for colour in reversed(pieces):
+                if colour == side:
+                    count += progress - (TRAPPED if covered else 0.0)
+                else:
+                    covered = True
+        total += count if side == seat else -count
+    return total
 
 
 def score(observation: dict, move: str, seat: int) -> float:
@@ -52,44 +72,24 @@ def score(observation: dict, move: str, seat: int) -> float:
     kind, source, target, count = _parse(move)
     if kind == "pass":
         return 0.0
-    stacks = observation.get("stacks", {})
-    board = observation.get("board", {})
-    far_row = board.get("far_row", [0, 0])[seat]
-    opponent = 1 - seat
-    value = 0.0
-
+    stacks = {name: list(pieces) for name, pieces in observation.get("stacks", {}).items()}
+    exited = list(observation.get("exited", [0, 0]))
+    rows = observation["board"]["rows"]
+    before = evaluate(stacks, exited, seat, rows)
+    cost = 1
     if kind == "exit":
-        exited = observation.get("exited", [0, 0])[seat]
-        if exited + count >= PIECES:
+        if exited[seat] + count >= PIECES:
             return WIN
-        value += EXIT_BASE + EXIT_PER_PIECE * count
-        rest = stacks.get(source, [])[:-count]
-        if rest and rest[-1] == opponent:
-            value -= UNCOVER
-        return value
-
-    dest = stacks.get(target, [])
-    if dest:
-        # Landing on a stack costs the whole turn; worth it mainly to cover.
-        value -= TWO_POINTS
-        if dest[-1] == opponent:
-            value += COVER + 0.5 * dest.count(opponent)
+        stacks[source] = stacks[source][:-count]
+        exited[seat] += count
+    else:
+        if stacks.get(target):
+            cost = 2  # landing on any stack costs the whole turn
+        if kind == "enter":
+            moving = [seat]
         else:
-            value -= 1.0  # piling onto our own pieces gains little
-
-    if kind == "enter":
-        return value + ENTER
-
-    stack = stacks.get(source, [])
-    moving = stack[-count:] if count <= len(stack) else stack
-    own = moving.count(seat)
-    theirs = len(moving) - own
-    value += ADVANCE * own
-    if _row(target) == far_row:
-        value += READY_TO_EXIT * own
-    # Opponent pieces we carry go one row back toward their own start.
-    value += DRAG_BACK * theirs
-    rest = stack[: len(stack) - len(moving)]
-    if rest and rest[-1] == opponent:
-        value -= UNCOVER
-    return float(value)
+            moving = stacks[source][-count:]
+            stacks[source] = stacks[source][:-count]
+        stacks[target] = stacks.get(target, []) + moving
+    after = evaluate({k: v for k, v in stacks.items() if v}, exited, seat, rows)
+    return (after - before) / cost
