@@ -428,9 +428,9 @@ class HexStacksEngine(Engine):
             for p in pieces:
                 counts[p] += 1
             state._set(geo.index[name], tuple(pieces))
+        if len(supply) != 2 or len(exited) != 2 or not all(_is_int(v) and v >= 0 for v in supply + exited):
+            raise InvalidStateError("supply and exited must be two counts each")
         for s in (0, 1):
-            if len(supply) != 2 or len(exited) != 2 or not all(_is_int(v) and v >= 0 for v in supply + exited):
-                raise InvalidStateError("supply and exited must be two counts each")
             if supply[s] + exited[s] + counts[s] != PIECES:
                 raise InvalidStateError(f"seat {s} does not have {PIECES} pieces in all")
         if exited[0] == PIECES and exited[1] == PIECES:
@@ -438,6 +438,8 @@ class HexStacksEngine(Engine):
         last = data["last_move"]
         if last is not None and not isinstance(last, str):
             raise InvalidStateError("last_move must be a string or null")
+        if ply == 0 and (stacks or last is not None or exited != [0, 0]):
+            raise InvalidStateError("at ply 0 the board is empty and nothing has been played")
         state.supply, state.exited = supply, exited
         state.ply, state.seat, state.points, state.last_move = ply, seat, points, last
         # One point left mid-turn with nothing to spend it on cannot be reached:

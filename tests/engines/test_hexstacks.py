@@ -349,27 +349,14 @@ def test_ply_cap_draw_and_win() -> None:
 # -- notation, errors, options, serialisation ----------------------------------------
 
 
-@pytest.mark.parametrize(
-    "bad",
-    [
-        "",
-        "+r1c5",  # no such hex
-        "+r7c1",  # seat 1's edge
-        "+r2c1",  # not an edge
-        "r1c1-r2c1",  # count missing
-        "r1c1-r2c1x0",
-        "r1c1-r2c1x01",
-        "r1c1-r2c1x2",  # only one piece there
-        "r1c1-r2c3x1",  # not touching
-        "r1c1-offx1",  # not the far row
-        "R1C1-R2C1X1",
-        " +r1c2",
-        "pass",
-        None,
-        7,
-        ["+r1c2"],
-    ],
-)
+# In order: empty; no such hex; seat 1's edge; not an edge; count missing; count
+# 0; count with a leading zero; only one piece there; not touching; not the far
+# row; upper case; a leading space; pass while moves exist; not strings at all.
+BAD_MOVES = ["", "+r1c5", "+r7c1", "+r2c1", "r1c1-r2c1", "r1c1-r2c1x0", "r1c1-r2c1x01", "r1c1-r2c1x2"]
+BAD_MOVES += ["r1c1-r2c3x1", "r1c1-offx1", "R1C1-R2C1X1", " +r1c2", "pass", None, 7, ["+r1c2"]]
+
+
+@pytest.mark.parametrize("bad", BAD_MOVES)
 def test_illegal_and_malformed_moves_leave_the_state_alone(bad: object) -> None:
     state = position({"r1c1": [0], "r6c1": [1]})
     before = state.to_json()
@@ -431,28 +418,16 @@ def _good() -> dict:
     return position({"r1c1": [0], "r7c1": [1]}).to_json()
 
 
-@pytest.mark.parametrize(
-    "patch",
-    [
-        {"engine": "pileup"},
-        {"version": "0"},
-        {"stacks": {"r9c1": [0]}},  # off a size 4 board
-        {"stacks": {"r1c1": [2]}},
-        {"stacks": {"r1c1": []}},
-        {"stacks": {"r1c1": [True]}},
-        {"stacks": [[0]]},
-        {"supply": [12, 11]},  # 13 pieces for seat 0
-        {"exited": [-1, 0]},
-        {"seat": 2},
-        {"seat": True},
-        {"points": 3},
-        {"ply": -1},
-        {"ply": 401},
-        {"options": {"size": 9}},
-        {"last_move": 5},
-        {"seed": "x"},
-    ],
-)
+# Wrong game or version; a hex off a size 4 board; bad colours; an empty stack; stacks
+# not an object; 13 pieces for seat 0; a negative count; bad seat, points, ply,
+# options, last move, seed; pieces on the board at ply 0.
+BAD_PATCHES = [{"engine": "pileup"}, {"version": "0"}, {"stacks": {"r9c1": [0]}}, {"stacks": {"r1c1": [2]}}]
+BAD_PATCHES += [{"stacks": {"r1c1": [True]}}, {"stacks": {"r1c1": []}}, {"stacks": [[0]]}, {"supply": [12, 11]}]
+BAD_PATCHES += [{"exited": [-1, 0]}, {"seat": 2}, {"seat": True}, {"points": 3}, {"ply": -1}, {"ply": 401}]
+BAD_PATCHES += [{"options": {"size": 9}}, {"last_move": 5}, {"seed": "x"}, {"ply": 0, "seat": 0, "points": 1}]
+
+
+@pytest.mark.parametrize("patch", BAD_PATCHES)
 def test_bad_state_data(patch: dict) -> None:
     data = _good()
     data.update(patch)
