@@ -114,7 +114,7 @@ ENTRIES = _entries()
 # (whole: ((direction, range), ...), off-kinds: (kind, ...), carries a flag)
 Profile = tuple[tuple[tuple[int, int], ...], tuple[str, ...], bool]
 _PROFILES: dict[str, Profile] = {}
-_PROFILE_CACHE_LIMIT = 200_000
+_PROFILE_CACHE_LIMIT = 50_000  # bounds memory in long-lived workers
 
 
 def profile(stack: str) -> Profile:

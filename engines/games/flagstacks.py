@@ -96,9 +96,11 @@ class FlagStacksState(State):
     # -- queries -------------------------------------------------------------
 
     def is_terminal(self) -> bool:
+        """True after two owned targets, at the ply cap, or after two passes in a row."""
         return self.winner is not None or self.ply >= self.max_plies or self.passes >= 2
 
     def to_move(self) -> int | None:
+        """Seat 0 on even plies, seat 1 on odd ones; None once the game is over."""
         return None if self.is_terminal() else self.ply & 1
 
     def owned_targets(self) -> dict[int, int]:
@@ -111,6 +113,7 @@ class FlagStacksState(State):
         return sum(1 for t in TARGETS if self.owner[t] == code)
 
     def legal_moves(self) -> list[str]:
+        """Sorted notation strings; ``pass`` only when nothing else is legal."""
         if self.is_terminal():
             return []
         moves = self._moves
@@ -159,6 +162,7 @@ class FlagStacksState(State):
     # -- playing -------------------------------------------------------------
 
     def apply(self, move: str) -> None:
+        """Play a listed move; anything else raises IllegalMoveError and changes nothing."""
         if self.is_terminal():
             raise IllegalMoveError(f"the game is over; {move!r} cannot be played")
         moves = self._moves
@@ -273,6 +277,7 @@ class FlagStacksState(State):
     # -- results -------------------------------------------------------------
 
     def result(self) -> Result | None:
+        """Ranks, reason and targets owned per seat once the game is over."""
         if not self.is_terminal():
             return None
         owned = (self.targets_owned(0), self.targets_owned(1))
@@ -296,6 +301,7 @@ class FlagStacksState(State):
     # -- views ---------------------------------------------------------------
 
     def public_observation(self) -> dict[str, JSON]:
+        """The whole position (documented field by field in docs/rules/flagstacks.md)."""
         squares: dict[str, JSON] = {}
         for sq in range(SQUARES):
             stack = self.board[sq]
@@ -316,10 +322,12 @@ class FlagStacksState(State):
         }
 
     def observation(self, seat: int) -> dict[str, JSON]:
+        """The same as :meth:`public_observation`: nothing is hidden."""
         # Perfect information: every seat sees exactly what spectators see.
         return self.public_observation()
 
     def to_json(self) -> dict[str, JSON]:
+        """Everything needed to restore the state; owned targets and the winner are derived on load."""
         return {
             "game": self.engine.id,
             "version": self.engine.version,
@@ -334,6 +342,7 @@ class FlagStacksState(State):
         }
 
     def clone(self) -> FlagStacksState:
+        """An independent copy (flat lists copied, immutable parts shared)."""
         other = FlagStacksState.__new__(FlagStacksState)
         other.engine = self.engine
         other.options = self.options  # never mutated after validation
@@ -373,6 +382,7 @@ class FlagStacksEngine(Engine):
     example_configs = ((2, {}), (2, {"max_plies": 80}))
 
     def new_state(self, options: Mapping[str, Any] | None = None, seed: int = 0, seats: int | None = None) -> State:
+        """The start position; the seed is kept but unused (no chance in this game)."""
         full = self.validate_options(options, seats)
         state = FlagStacksState(self, full, seed)
         for sq, (seat, stack) in start_squares().items():
@@ -382,6 +392,7 @@ class FlagStacksEngine(Engine):
         return state
 
     def state_from_json(self, data: Mapping[str, JSON]) -> State:
+        """Load what :meth:`FlagStacksState.to_json` wrote; InvalidStateError if inconsistent."""
         from engines.games._flagstacks_load import load_state
 
         return load_state(self, data)
