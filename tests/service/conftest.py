@@ -1,0 +1,86 @@
+"""Fixtures for the service tests: users, bots built from the reference bots, match helpers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from tournaments.models import Bot, Match, MatchSeat
+from tournaments.services.bots import bot_create
+from tournaments.services.games import game_sync
+from tournaments.services.matches import MatchOutcome, SeatOutcome, match_claim, match_record_result
+
+ROOT = Path(__file__).resolve().parents[2]
+RANDOM_BOT = (ROOT / "bots" / "random_bot.py").read_bytes()
+
+
+@pytest.fixture(autouse=True)
+def _games(db: None) -> None:
+    game_sync()
+
+
+@pytest.fixture
+def user() -> Any:
+    return get_user_model().objects.create_user(username="alice", password="alice-pw")
+
+
+@pytest.fixture
+def other() -> Any:
+    return get_user_model().objects.create_user(username="bob", password="bob-pw")
+
+
+@pytest.fixture
+def staff() -> Any:
+    return get_user_model().objects.create_user(username="root", password="root-pw", is_staff=True)
+
+
+@pytest.fixture
+def make_bot(user: Any) -> Callable[..., Bot]:
+    counter = {"n": 0}
+
+    def make(owner: Any = None, game: str = "gamesup", name: str | None = None, visibility: str = "public") -> Bot:
+        counter["n"] += 1
+        return bot_create(
+            owner=owner or user,
+            game_id=game,
+            name=name or f"bot{counter['n']}",
+            package=RANDOM_BOT,
+            filename="random_bot.py",
+            visibility=visibility,
+        ).bot
+
+    return make
+
+
+def outcome_for(match: Match, ranks: Sequence[int], statuses: Sequence[str] | None = None) -> MatchOutcome:
+    statuses = statuses or ["ok"] * match.seats
+    return MatchOutcome(
+        ranks=list(ranks),
+        reason="test",
+        seats=[SeatOutcome(status=s, stderr=f"seat {i} says hi") for i, s in enumerate(statuses)],
+        moves=[{"seat": 0, "move": "x", "ms": 1}],
+    )
+
+
+@pytest.fixture
+def play() -> Callable[..., bool]:
+    """Claim and record a match with the given ranks (as a worker would)."""
+
+    def run(match: Match, ranks: Sequence[int], statuses: Sequence[str] | None = None) -> bool:
+        attempt = match_claim(match_id=match.id, worker="test")
+        assert attempt is not None
+        return match_record_result(match_id=match.id, attempt=attempt, outcome=outcome_for(match, ranks, statuses))
+
+    return run
+
+
+def ranks_by_version(match: Match, winner_version: int | None) -> list[int]:
+    """Ranks that make ``winner_version``'s team win (None: a draw)."""
+    seats = list(MatchSeat.objects.filter(match=match).order_by("seat"))
+    if winner_version is None:
+        return [1] * len(seats)
+    return [1 if s.bot_version_id == winner_version else 2 for s in seats]

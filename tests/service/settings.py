@@ -1,0 +1,16 @@
+"""Settings for the test suite: the real settings with an in-memory broker.
+
+Messages sent while tests run go nowhere; tests that need a worker (the
+end-to-end test) start real processes with the real settings instead.
+"""
+
+import tempfile
+from pathlib import Path
+
+from tournaments.settings import *  # noqa: F403
+
+CELERY_BROKER_URL = "memory://"
+CELERY_BROKER_TRANSPORT_OPTIONS: dict = {}
+# Hashing demo passwords slowly buys nothing in tests.
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+ARBITER_PACKAGE_CACHE = Path(tempfile.gettempdir()) / "arbiter-test-packages"
