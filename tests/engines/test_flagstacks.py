@@ -513,3 +513,18 @@ def test_flag_totals_are_kept_in_random_play() -> None:
         for seat in (0, 1):
             on_board = sum(s.count("f") for sq, s in enumerate(state.board) if s and state.owner[sq] & 1 == seat)
             assert on_board == 2
+
+
+def test_greedy_heuristic_takes_the_winning_target() -> None:
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[2] / "bots" / "greedy" / "heuristic_flagstacks.py"
+    spec = importlib.util.spec_from_file_location("heuristic_flagstacks", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    state = make({"g7": (0, "f"), "b7": (0, "fr"), "b8": (1, "g"), "e5": (0, "ggy")})
+    obs = state.observation(0)
+    scores = {m: module.score(obs, m, 0) for m in state.legal_moves()}
+    assert max(scores, key=scores.__getitem__) in {"b7-a7:r", "b7-c7:r"}
