@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from engines import IllegalMoveError, InvalidOptionsError, get_engine
+from engines import IllegalMoveError, InvalidOptionsError, InvalidStateError, get_engine
 from engines.games._sequence_board import CORNERS, FULL_DECK, LAYOUT, SQUARE_NAMES, deal_size
 from engines.games.sequence import SequenceState, card_squares, square_index
 
@@ -282,6 +282,22 @@ def test_marking_order_horizontal_before_vertical() -> None:
     assert state.result().ranks == (2, 1) and state.result().scores == (0, 2)
 
 
+def test_marking_order_rising_diagonal_before_falling_diagonal() -> None:
+    chips = dict.fromkeys(["b2", "c3", "d4", "a9", "b8", "c7", "d6"], 0)
+    state = position(chips=chips, hands={0: ["2H"]})
+    state.apply("2H@e5")
+    squares = [s["squares"] for s in state.public_observation()["sequences"]]
+    assert squares == [["a1", "b2", "c3", "d4", "e5"], ["a9", "b8", "c7", "d6", "e5"]]
+
+
+def test_removing_a_chip_never_marks_anything() -> None:
+    # Team 0 holds a full line b5-f5 that was never marked; taking an opposing chip elsewhere marks nothing.
+    chips = dict.fromkeys(row(5, "bcdef"), 0) | {"a9": 1}
+    state = position(chips=chips, hands={0: ["JH"]}, seats=3)
+    state.apply("JH-a9")
+    assert state.public_observation()["sequences"] == []
+
+
 def test_one_sequence_wins_for_three_teams() -> None:
     state = position(seats=3, chips=dict.fromkeys(["b1", "c1", "d1"], 2), hands={2: ["TD"]}, to_move=2)
     state.apply("TD@e1")
@@ -432,3 +448,28 @@ def test_resampling_reseeds_the_random_stream() -> None:
     b = state.resample_hidden(0, 2)
     assert a.rng_state != state.rng_state and a.rng_state != b.rng_state
     assert a.hands[0] == state.hands[0] and a.hands[1] != b.hands[1]
+
+
+# -- saved states -------------------------------------------------------------------
+
+
+def test_state_json_round_trip_and_rejects_broken_data() -> None:
+    state = ENGINE.new_state(seed=12, seats=4)
+    rng = random.Random(12)
+    for _ in range(30):
+        state.apply(rng.choice(state.legal_moves()))
+    data = json.loads(json.dumps(state.to_json()))
+    assert ENGINE.state_from_json(data).to_json() == state.to_json()
+    broken = [
+        {**data, "pile": data["pile"][1:]},
+        {**data, "board": ["corner"] * 100},
+        {**data, "board": [5 if c is None else c for c in data["board"]]},
+        {**data, "sequences": [{"team": 0, "squares": [1, 2, 3, 4, 5]}]},
+        {**data, "rng": [3, [1, 2], None]},
+        {**data, "to_move": 9},
+        {**data, "options": {"teams": 3}},
+        {k: v for k, v in data.items() if k != "hands"},
+    ]
+    for bad in broken:
+        with pytest.raises(InvalidStateError):
+            ENGINE.state_from_json(bad)
