@@ -64,6 +64,7 @@ STATUSES = (
 )
 _MEMORY_WORDS = (b"memoryerror", b"bad_alloc", b"out of memory", b"cannot allocate memory", b"failed to allocate")
 _SAMPLE_EVERY_S = 0.1
+NICE_OFF_MOVE = 19
 
 
 @dataclass(frozen=True)
@@ -157,6 +158,7 @@ class _Conn:
     ended: bool = False
     fault: tuple[str, str] | None = None
     last_sample: float = 0.0
+    nice: int = 0
 
     def __post_init__(self) -> None:
         p = self.proc.popen
@@ -320,7 +322,9 @@ class _Referee:
         if code is None:
             return "crash", detail
         how = f"was killed by signal {sig}" if sig else f"exited with status {code}"
-        return "crash", f"{detail}: {how}" if detail != "closed its output" else how
+        if detail == "closed its output" and code is None:
+            return "crash", detail
+        return "crash", how
 
     # -- the protocol ---------------------------------------------------------
 
@@ -359,6 +363,14 @@ class _Referee:
 
     def ask(self, c: _Conn, message: dict[str, Any], budget_ms: int) -> tuple[str, int]:
         """Send a turn and return the answer's move and its time; raises _Fault."""
+        # Bots are not paused between turns, but one that is not on move runs at the lowest
+        # priority, so a bot spinning (or fork-bombing) in the background cannot starve the
+        # bot whose clock is running.
+        for other in self.conns:
+            want = 0 if other is c else NICE_OFF_MOVE
+            if other.nice != want:
+                other.proc.set_nice(want)
+                other.nice = want
         started = time.monotonic()
         c.expecting = True
         self.send(c, message)
@@ -369,12 +381,28 @@ class _Referee:
                 raise _Fault(other.seat, *self.classify(other))
         line = self.take_answer(c)
         if line is None or elapsed_ms > budget_ms:
+            self._crash_behind_timeout(c)
             raise _Fault(c.seat, "timeout", f"no answer within {budget_ms} ms")
         answer = _parse(line)
         move = answer.get("move") if answer is not None else None
         if not isinstance(move, str):
             raise _Fault(c.seat, "protocol_error", 'the answer was not one JSON object with a string "move"')
         return move, elapsed_ms
+
+    def _crash_behind_timeout(self, c: _Conn) -> None:
+        """A bot that died or closed its output is a crash even if the clock ran out first.
+
+        Inside bubblewrap the sandbox's own processes keep copies of the bot's pipes, so
+        neither an exit nor a closed stdout shows up as end-of-file right away: look at
+        the processes themselves.
+        """
+        self.pump(time.monotonic() + 0.02, lambda: c.out_eof, stop_on_fault=False)
+        if c.fault is None and c.proc.poll() is not None:
+            self._note_fault(c, "crash", "exited")
+        if c.fault is None and c.proc.sandboxed and not c.proc.holds_pipe(c.out_fd):
+            self._note_fault(c, "crash", "closed its output")
+        if c.fault is not None:
+            raise _Fault(c.seat, *self.classify(c))
 
     def finish(self, end_message: dict[str, Any]) -> None:
         """Send ``end``, close every input, and give the bots a short grace to exit."""

@@ -264,6 +264,30 @@ class BotProcess:
         u.cpu_ms = max(u.cpu_ms or 0, cpu)
         u.peak_rss_kb = max(u.peak_rss_kb or 0, int(rusage.ru_maxrss))  # type: ignore[attr-defined]
 
+    def holds_pipe(self, fd: int) -> bool:
+        """Whether any process of the bot itself (not bwrap's) still has the pipe of ``fd`` open."""
+        target = f"pipe:[{os.fstat(fd).st_ino}]"
+        for pid in _tree(self.popen.pid):
+            if (_read_proc(pid, "comm") or "").strip() == "bwrap":
+                continue
+            try:
+                links = os.listdir(f"/proc/{pid}/fd")
+            except OSError:
+                continue
+            for name in links:
+                try:
+                    if os.readlink(f"/proc/{pid}/fd/{name}") == target:
+                        return True
+                except OSError:
+                    continue
+        return False
+
+    def set_nice(self, value: int) -> None:
+        """Renice every process of the bot's slot at once (a bot not on move yields the CPU)."""
+        if self.slot is not None:
+            with contextlib.suppress(OSError):
+                os.setpriority(os.PRIO_USER, self.slot.uid, value)
+
     def wait(self, timeout: float) -> int | None:
         """Wait up to ``timeout`` seconds for the top process to exit."""
         deadline = time.monotonic() + timeout
@@ -448,6 +472,8 @@ def _bwrap_args(limits: SandboxLimits, botdir: Path, seccomp_fd: int | None) -> 
     args += ["--size", str(limits.shm_mb << 20), "--tmpfs", "/dev/shm"]
     args += ["--size", str(limits.tmp_mb << 20), "--tmpfs", "/tmp"]
     args += ["--ro-bind", str(botdir), "/bot", "--chdir", "/bot"]
+    # bwrap's own root is a tmpfs the bot could otherwise fill without limit: freeze it last.
+    args += ["--remount-ro", "/"]
     if seccomp_fd is not None:
         args += ["--seccomp", str(seccomp_fd)]
     return args
@@ -499,13 +525,16 @@ def start_bot(
             argv += [f"--nproc={limits.processes}", "--", _tool("setpriv", "util-linux")]
             argv += ["--reuid", str(slot.uid), "--regid", str(slot.uid), "--clear-groups"]
         argv.append("--")
-        seccomp_fd = None
+        seccomp_fd = args_fd = None
         if sandboxed:
             program_bpf = seccomp.build_filter() if limits.seccomp else None
             if program_bpf is not None:
                 seccomp_fd = seccomp.filter_fd(program_bpf)
-            argv += _bwrap_args(limits, botdir, seccomp_fd)
-            argv += ["--", *program.command]
+            bwrap, *options = _bwrap_args(limits, botdir, seccomp_fd)
+            # Options go through a file descriptor (--args): the bot can read its init's
+            # /proc/1/cmdline, which then shows no host paths.
+            args_fd = seccomp.filter_fd(b"".join(o.encode() + b"\0" for o in options))
+            argv += [bwrap, "--args", str(args_fd), "--", *program.command]
             cwd = "/"
         else:
             argv += list(program.command)
@@ -519,12 +548,13 @@ def start_bot(
                 cwd=cwd,
                 env=dict(BOT_ENV),
                 close_fds=True,
-                pass_fds=(seccomp_fd,) if seccomp_fd is not None else (),
+                pass_fds=tuple(fd for fd in (seccomp_fd, args_fd) if fd is not None),
                 start_new_session=True,
             )
         finally:
-            if seccomp_fd is not None:
-                os.close(seccomp_fd)
+            for fd in (seccomp_fd, args_fd):
+                if fd is not None:
+                    os.close(fd)
     except InfrastructureError:
         _abandon(slot, workdir)
         raise

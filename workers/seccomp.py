@@ -160,7 +160,7 @@ def build_filter(machine: str | None = None) -> bytes | None:
 
 
 def filter_fd(program: bytes) -> int:
-    """A readable file descriptor holding ``program`` at offset 0 (for ``bwrap --seccomp``).
+    """A readable file descriptor holding ``program`` at offset 0 (for ``bwrap --seccomp`` or ``--args``).
 
     Not close-on-exec: the caller passes it to bwrap and closes its own copy.
     """
