@@ -182,7 +182,7 @@ def test_tournament_flow_and_stderr_privacy(user: Any, other: Any, staff: Any, m
 
     board = APIClient().get("/api/ratings/?game=gamesup").json()
     winner = match.match_seats.get(seat=0).bot_version.bot_id  # ranks [1, 2]: seat 0 won
-    assert [r["bot"] for r in board["results"]][0] == winner and len(board["results"]) == 2
+    assert len(board["results"]) == 2 and board["results"][0]["bot"] == winner
     assert {r["games"] for r in board["results"]} == {1}
     history = APIClient().get(f"/api/bots/{mine.id}/ratings/").json()
     assert history["count"] == 1 and history["results"][0]["before"] == 1500.0
