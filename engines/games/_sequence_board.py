@@ -86,6 +86,20 @@ LINES: tuple[tuple[tuple[tuple[int, ...], int], ...], ...] = tuple(
 )
 
 
+def _reach(line: tuple[int, ...], pos: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """Up to four squares behind and ahead of ``line[pos]`` (nearest first) and the segment they span."""
+    start, end = max(0, pos - 4), min(len(line), pos + 5)
+    return tuple(reversed(line[start:pos])), line[pos + 1 : end], line[start:end]
+
+
+# REACH[sq]: per direction (DIRECTIONS order) the squares behind and ahead of sq
+# that a window of five through sq can use, and their segment in step order.
+# Directions whose whole line is shorter than five are left out.
+REACH: tuple[tuple[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]], ...], ...] = tuple(
+    tuple(_reach(line, pos) for line, pos in LINES[sq] if len(line) >= 5) for sq in range(SIZE * SIZE)
+)
+
+
 def deal_size(seats: int) -> int:
     """Cards dealt to each player for ``seats`` players."""
     return {2: 7, 3: 6, 4: 6, 6: 5, 8: 4, 9: 4, 10: 3, 12: 3}[seats]

@@ -35,11 +35,11 @@ from engines.games._sequence_board import (
     EMPTY,
     FULL_DECK,
     LAYOUT,
-    LINES,
     NAME_ORDER,
     NON_CORNERS_BY_NAME,
     ONE_EYED,
     PLACE_TEXT,
+    REACH,
     REMOVE_TEXT,
     SQUARE_INDEX,
     SQUARE_NAMES,
@@ -269,22 +269,25 @@ class SequenceState(State):
         bit = 1 << team
         marked = 0
         own: list[frozenset[int]] | None = None
-        for line, pos in LINES[sq]:
-            # Only windows holding sq matter: look at most four squares either side.
-            lo = pos
-            floor = max(0, pos - 4)
-            while lo > floor and board[line[lo - 1]] & bit:
-                lo -= 1
-            hi = pos
-            ceiling = min(len(line) - 1, pos + 4)
-            while hi < ceiling and board[line[hi + 1]] & bit:
-                hi += 1
-            if hi - lo < 4:
+        for back, ahead, segment in REACH[sq]:
+            # Only windows holding sq matter: count our run at most four squares either side.
+            nb = 0
+            for s in back:
+                if not board[s] & bit:
+                    break
+                nb += 1
+            na = 0
+            for s in ahead:
+                if not board[s] & bit:
+                    break
+                na += 1
+            if nb + na < 4:
                 continue
+            pos = len(back)
             if own is None:
                 own = [frozenset(squares) for t, squares in self.sequences if t == team]
-            for start in range(lo, hi - 3):
-                window = line[start : start + 5]
+            for start in range(pos - nb, pos + na - 3):
+                window = segment[start : start + 5]
                 if all(len(other.intersection(window)) <= 1 for other in own):
                     self.sequences.append((team, window))
                     own.append(frozenset(window))
