@@ -215,7 +215,8 @@ class HexStacksState(State):
         diabolical = self.diabolical
         for h in self.tops[seat]:
             stack = stacks[h]
-            run = _top_run(stack, seat)
+            # Most stacks are one piece high, or have an opponent piece second.
+            run = 1 if len(stack) == 1 or stack[-2] != seat else _top_run(stack, seat)
             if is_far[h]:
                 out.extend(geo.exit_text[h][1 : run + 1])
             # Diabolical steps may carry the whole stack, whatever its colours.
