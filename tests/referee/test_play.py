@@ -1,0 +1,50 @@
+"""The local ``python -m workers.play`` command."""
+
+from __future__ import annotations
+
+import io
+import math
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.referee.support import RANDOM_BOT
+from workers import play
+from workers.sandbox import SandboxLimits
+
+
+def test_summary_and_seating() -> None:
+    assert play.seat_order(0, 2) == [0, 1] and play.seat_order(1, 2) == [1, 0]
+    assert play.seat_order(1, 4) == [1, 0, 1, 0]
+    even = play.summary([1.0, 0.0, 0.5, 0.5])
+    assert even["score"] == 0.5 and even["elo"] == 0 and even["elo_low"] < 0 < even["elo_high"]
+    sweep = play.summary([1.0] * 10)
+    assert sweep["elo"] == math.inf and math.isfinite(sweep["elo_low"]) and sweep["elo_low"] > 0
+    assert round(play.elo_from_score(0.75)) == 191
+
+
+def test_play_command(tmp_path: Path, limits: SandboxLimits, capsys: pytest.CaptureFixture[str], monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("ARBITER_SANDBOX_FIRST_UID", str(limits.first_uid))
+    monkeypatch.setenv("ARBITER_SANDBOX_SLOTS", str(limits.slots))
+    monkeypatch.setenv("ARBITER_SANDBOX_DIR", limits.runtime_dir)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.write(RANDOM_BOT, "main.py")
+    package = tmp_path / "zipped.zip"
+    package.write_bytes(buf.getvalue())
+    code = play.main(["--game", "count-test", str(RANDOM_BOT), str(package), "--games", "3", "--option", "target=5"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("game 1 seed 1 [0:random_bot.py, 1:zipped.zip]")
+    assert lines[1].startswith("game 2 seed 2 [0:zipped.zip, 1:random_bot.py]")
+    assert lines[3].startswith("random_bot.py vs zipped.zip: +") and "Elo" in lines[3]
+    assert "3/3" in err
+
+
+def test_play_rejects_bad_bot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.zip"
+    bad.write_bytes(b"nope")
+    assert play.main(["--game", "count-test", str(bad), str(RANDOM_BOT)]) == 2
+    assert "not a valid zip" in capsys.readouterr().err

@@ -1,0 +1,201 @@
+"""Play bots against each other locally, through the same referee and sandbox as the service.
+
+    python -m workers.play --game gamesup bots/random_bot.py bots/greedy --games 20
+
+Bots are paths to a ``.py`` file, a ``.zip`` / ``.tar.gz`` package or a directory
+holding ``bot.json`` or ``main.py``.  Seats are swapped every other game.  Each
+game's result goes to stdout, a progress bar to stderr, and a summary at the end
+gives the first bot's wins, draws and losses, its score and the Elo difference
+with a 95% interval.  No Django, no database.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import engines
+from workers.packages import PackageError, program_from_directory, unpack_package
+from workers.referee import BotProgram, Clock, InfrastructureError, MatchRecord, play_match
+from workers.sandbox import SandboxLimits
+
+
+def load_bot(path: Path, scratch: Path) -> BotProgram:
+    """A runnable program for a bot path (packages are validated and unpacked into ``scratch``)."""
+    if path.is_dir():
+        return program_from_directory(path)
+    if not path.is_file():
+        raise PackageError(f"{path}: no such file or directory")
+    dest = Path(tempfile.mkdtemp(dir=scratch)) / "bot"
+    return unpack_package(path.read_bytes(), path.name, dest)
+
+
+def parse_option(text: str) -> tuple[str, object]:
+    """``name=value`` with value read as JSON when it parses (numbers, true/false), else as text."""
+    name, sep, raw = text.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"options look like name=value, not {text!r}")
+    try:
+        return name, json.loads(raw)
+    except ValueError:
+        return name, raw
+
+
+def elo_from_score(p: float) -> float:
+    """Elo difference that predicts the score fraction ``p`` (infinite at 0 and 1)."""
+    if p <= 0:
+        return -math.inf
+    if p >= 1:
+        return math.inf
+    return -400 * math.log10(1 / p - 1)
+
+
+def summary(points: Sequence[float]) -> dict[str, float]:
+    """Score fraction and Elo difference with a 95% interval, from per-game points (1, 0.5, 0)."""
+    n = len(points)
+    p = sum(points) / n
+    # The interval is a normal approximation on the mean score, using the games' own spread
+    # (draws narrow it).  Two pseudo-wins and two pseudo-losses (the Agresti-Coull idea) keep
+    # it finite and honest after a clean sweep, where the raw spread would be zero.
+    padded = [*points, 1.0, 1.0, 0.0, 0.0]
+    m = len(padded)
+    q = sum(padded) / m
+    var = sum((x - q) ** 2 for x in padded) / (m - 1)
+    margin = 1.96 * math.sqrt(var / m)
+    return {
+        "score": p,
+        "elo": elo_from_score(p),
+        "elo_low": elo_from_score(q - margin),
+        "elo_high": elo_from_score(q + margin),
+    }
+
+
+def seat_order(game_index: int, seats: int) -> list[int]:
+    """Which bot (0 = first, 1 = second) sits in each seat; swapped every other game."""
+    order = [s % 2 for s in range(seats)]
+    return order if game_index % 2 == 0 else [1 - b for b in order]
+
+
+def points_for_first(record: MatchRecord, order: list[int]) -> float:
+    """1, 0.5 or 0 for the first bot: its best seat's rank against the second bot's."""
+    first = min(r for r, b in zip(record.ranks, order, strict=True) if b == 0)
+    second = min(r for r, b in zip(record.ranks, order, strict=True) if b == 1)
+    return 1.0 if first < second else 0.5 if first == second else 0.0
+
+
+def progress(done: int, total: int, width: int = 30) -> None:
+    filled = width * done // total
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+    sys.stderr.flush()
+
+
+def _fmt_elo(x: float) -> str:
+    return f"{x + 0.0:+.0f}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the process exit status."""
+    parser = argparse.ArgumentParser(prog="python -m workers.play", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", required=True, help="game id, e.g. gamesup")
+    parser.add_argument("bots", nargs=2, type=Path, metavar="BOT", help=".py file, .zip/.tar.gz package or directory")
+    parser.add_argument("--games", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=1, help="seed of the first game; game i uses seed+i")
+    parser.add_argument("--seats", type=int, default=None, help="seat count (default: the game's default)")
+    parser.add_argument("--option", action="append", type=parse_option, default=[], help="game option name=value")
+    parser.add_argument("--move-ms", type=int, default=Clock.move_ms)
+    parser.add_argument("--game-ms", type=int, default=Clock.game_ms)
+    parser.add_argument("--startup-ms", type=int, default=Clock.startup_ms)
+    parser.add_argument("--json", action="store_true", help="print each match record as one JSON line")
+    parser.add_argument(
+        "--allow-unsandboxed", action="store_true", help="run bots as plain processes if bubblewrap is missing"
+    )
+    args = parser.parse_args(argv)
+    if args.games < 1:
+        parser.error("--games must be at least 1")
+    try:
+        engine = engines.get_engine(args.game)
+    except engines.UnknownEngineError as exc:
+        parser.error(str(exc))
+    seats = args.seats or engine.default_seats()
+    options = dict(args.option)
+    try:
+        engine.validate_options(options, seats)
+    except engines.InvalidOptionsError as exc:
+        parser.error(str(exc))
+    limits = SandboxLimits.from_env()
+    if args.allow_unsandboxed:
+        limits = dataclasses.replace(limits, allow_unsandboxed=True)
+    clock = Clock(move_ms=args.move_ms, game_ms=args.game_ms, startup_ms=args.startup_ms)
+    names = [p.name for p in args.bots]
+    if names[0] == names[1]:
+        names = [f"{names[0]}#1", f"{names[1]}#2"]
+    points: list[float] = []
+    statuses: dict[str, int] = {}
+    with tempfile.TemporaryDirectory(prefix="arbiter-play-") as scratch:
+        try:
+            programs = [load_bot(p, Path(scratch)) for p in args.bots]
+        except PackageError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        for i in range(args.games):
+            order = seat_order(i, seats)
+            try:
+                record = play_match(
+                    engine_id=args.game,
+                    options=options,
+                    seed=args.seed + i,
+                    seats=seats,
+                    bots=[programs[b] for b in order],
+                    clock=clock,
+                    limits=limits,
+                    match_id=f"local-{args.seed + i}",
+                )
+            except InfrastructureError as exc:
+                sys.stderr.write("\n")
+                print(f"error: {exc}", file=sys.stderr)
+                print("hint: install bubblewrap, or pass --allow-unsandboxed to run bots unprotected", file=sys.stderr)
+                return 3
+            pts = points_for_first(record, order)
+            points.append(pts)
+            if args.games > 1:
+                sys.stderr.write("\r\033[K")
+            if args.json:
+                print(json.dumps(record.to_json()))
+            else:
+                seating = ", ".join(f"{s}:{names[b]}" for s, b in enumerate(order))
+                outcome = {1.0: f"{names[0]} wins", 0.5: "draw", 0.0: f"{names[1]} wins"}[pts]
+                print(f"game {i + 1} seed {args.seed + i} [{seating}] ranks {record.ranks}: ", end="")
+                print(f"{outcome} ({record.reason})", flush=True)
+            for seat, rec in enumerate(record.seat_records):
+                if rec.status != "ok":
+                    key = f"{names[order[seat]]} {rec.status}"
+                    statuses[key] = statuses.get(key, 0) + 1
+                    if not args.json:
+                        print(f"    seat {seat} ({names[order[seat]]}): {rec.status}: {rec.detail}")
+                        tail = rec.stderr.strip().splitlines()[-5:]
+                        for text in tail:
+                            print(f"    | {text}")
+            if args.games > 1:
+                progress(i + 1, args.games)
+    if args.games > 1:
+        sys.stderr.write("\n")
+    wins, draws = points.count(1.0), points.count(0.5)
+    stats = summary(points)
+    print(
+        f"{names[0]} vs {names[1]}: +{wins} ={draws} -{len(points) - wins - draws} "
+        f"score {stats['score'] * 100:.1f}% "
+        f"Elo {_fmt_elo(stats['elo'])} (95%: {_fmt_elo(stats['elo_low'])} .. {_fmt_elo(stats['elo_high'])})"
+    )
+    for key, count in sorted(statuses.items()):
+        print(f"forfeits: {key} x{count}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
