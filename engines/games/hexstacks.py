@@ -17,6 +17,12 @@ A move is one action, so a turn of two 1-point actions is two plies by the
 same seat.  The engine ends a turn itself when its points are spent, or when
 one point is left and no 1-point action exists.
 
+A seat with no action at the start of its turn passes.  Two passes in a row
+cannot happen, so no game can stall: a stuck seat still has a piece on the
+board (else it would have exited all 12 and won) and every such stack is
+topped by the opponent, who can therefore move.  ``max_plies`` bounds every
+game regardless.
+
 Performance: the geometry (neighbours, move strings, the parse table) is
 built once per board size; a state holds the stacks as tuples (cheap to
 clone) and, per seat, the set of hexes whose top piece is that seat's, which
