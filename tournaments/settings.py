@@ -149,6 +149,8 @@ if _broker.startswith("filesystem://"):
     }
 else:
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 6 * 3600}
+# Separate deployments (or test runs) can share one Redis by using their own queue.
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("ARBITER_QUEUE", "celery")
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_SERIALIZER = "json"
