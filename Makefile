@@ -1,0 +1,40 @@
+# Arbiter: `make start` runs everything locally; `make test` runs the test suite.
+.PHONY: start test lint format venv migrate demo worker web clean-var
+
+VENV := .venv
+PY := $(VENV)/bin/python
+
+venv:
+	@scripts/bootstrap.sh
+
+start:
+	@scripts/start.sh
+
+# SQLite and no Redis by default; tests marked `services` run when
+# ARBITER_TEST_DATABASE_URL and ARBITER_TEST_REDIS_URL are set (and fail under CI without them).
+test: venv
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: venv
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: venv
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+migrate: venv
+	$(PY) manage.py migrate
+
+demo: migrate
+	$(PY) manage.py demo
+
+worker: venv
+	$(VENV)/bin/celery -A workers.celery_app worker -l info
+
+web: venv
+	$(PY) manage.py runserver 0.0.0.0:8000
+
+# Forget the embedded database, queue and package cache.
+clean-var:
+	rm -rf var
