@@ -164,6 +164,15 @@ def pids_of_uid(uid: int) -> list[int]:
     return out
 
 
+def _tasks_of_uid(uid: int) -> int:
+    """Threads and processes of ``uid`` (what RLIMIT_NPROC counts)."""
+    total = 0
+    for pid in pids_of_uid(uid):
+        with contextlib.suppress(OSError):
+            total += len(os.listdir(f"/proc/{pid}/task"))
+    return total
+
+
 def _tree(root: int) -> list[int]:
     """``root`` and its live descendants, via /proc/PID/task/TID/children."""
     seen, todo = [], [root]
@@ -291,11 +300,13 @@ class BotProcess:
     def wait(self, timeout: float) -> int | None:
         """Wait up to ``timeout`` seconds for the top process to exit."""
         deadline = time.monotonic() + timeout
+        pause = 0.0005
         while True:
             code = self.poll()
             if code is not None or time.monotonic() >= deadline:
                 return code
-            time.sleep(0.005)
+            time.sleep(pause)
+            pause = min(pause * 2, 0.01)
 
     def kill(self) -> None:
         """Kill everything the bot started, reap what is ours, free the slot."""
@@ -520,10 +531,13 @@ def start_bot(
             f"--fsize={limits.file_size_mb << 20}",
             "--core=0",
         ]
-        # RLIMIT_NPROC counts every process of the real uid: only meaningful under a slot uid.
+        # RLIMIT_NPROC counts every task of the real uid, hence one uid per bot.  Without root
+        # (no slot uids) the bot shares the worker's uid: allow what already runs plus the limit.
         if slot is not None:
             argv += [f"--nproc={limits.processes}", "--", _tool("setpriv", "util-linux")]
             argv += ["--reuid", str(slot.uid), "--regid", str(slot.uid), "--clear-groups"]
+        elif os.geteuid() != 0:
+            argv.append(f"--nproc={_tasks_of_uid(os.getuid()) + limits.processes}")
         argv.append("--")
         seccomp_fd = args_fd = None
         if sandboxed:

@@ -1,0 +1,177 @@
+"""What the referee and the sandbox cost, against the bare minimum, in one run.
+
+1. Per move: a long match between two random bots in the sandbox, less a
+   one-move match (start-up and teardown), divided by its moves; against a
+   raw pipe round trip with a tiny echo child (one line out, one line back).
+2. Start-up: starting ``python3 -c pass`` in a full sandbox (slot, copy,
+   prlimit, setpriv, bwrap, seccomp) and waiting for it to exit; against the
+   same command as a bare subprocess.
+
+    python -m bench.referee [--moves 4000] [--starts 20] [--trips 5000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import engines
+from engines.base import Engine, IllegalMoveError, Result, State
+from workers.referee import BotProgram, Clock, play_match
+from workers.sandbox import SandboxLimits, sandbox_available, start_bot
+
+PYTHON = "/usr/bin/python3"
+RANDOM_BOT = Path(__file__).resolve().parents[1] / "bots" / "random_bot.py"
+ECHO = "import sys\nfor line in sys.stdin:\n    sys.stdout.write(line)\n    sys.stdout.flush()\n"
+
+
+class _Race(State):
+    """Seats alternate saying "a" or "b" until ``moves`` moves are made; the last mover wins."""
+
+    def __init__(self, engine: Engine, moves: int) -> None:
+        self.engine, self.options, self.seed, self.seats, self.ply = engine, {"moves": moves}, 0, 2, 0
+
+    def to_move(self) -> int | None:
+        return None if self.is_terminal() else self.ply % 2
+
+    def legal_moves(self) -> list[str]:
+        return [] if self.is_terminal() else ["a", "b"]
+
+    def apply(self, move: str) -> None:
+        if move not in ("a", "b") or self.is_terminal():
+            raise IllegalMoveError(move)
+        self.ply += 1
+
+    def is_terminal(self) -> bool:
+        return self.ply >= self.options["moves"]
+
+    def result(self) -> Result | None:
+        last = (self.ply - 1) % 2
+        return Result(ranks=(1, 2) if last == 0 else (2, 1), reason="done") if self.is_terminal() else None
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        return {"ply": self.ply}
+
+    def public_observation(self) -> dict[str, Any]:
+        return {"ply": self.ply}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ply": self.ply}
+
+    def clone(self) -> State:
+        other = _Race(self.engine, self.options["moves"])
+        other.ply = self.ply
+        return other
+
+
+class _RaceEngine(Engine):
+    id = "bench-race"
+    name = "Race (bench only)"
+    version = "1"
+
+    def new_state(self, options: Mapping[str, Any] | None = None, seed: int = 0, seats: int | None = None) -> State:
+        return _Race(self, int((options or {}).get("moves", 1)))
+
+    def validate_options(self, options: Mapping[str, Any] | None, seats: int | None = None) -> dict[str, Any]:
+        return dict(options or {})
+
+    def state_from_json(self, data: Mapping[str, Any]) -> State:
+        raise NotImplementedError
+
+
+def pipe_round_trip_us(trips: int) -> float:
+    """Microseconds per line sent to an echo child and read back."""
+    child = subprocess.Popen([PYTHON, "-c", ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert child.stdin and child.stdout
+    line = (json.dumps({"type": "turn", "ply": 1, "legal_moves": ["a", "b"]}) + "\n").encode()
+    for _ in range(100):  # warm up
+        child.stdin.write(line)
+        child.stdin.flush()
+        child.stdout.readline()
+    start = time.perf_counter()
+    for _ in range(trips):
+        child.stdin.write(line)
+        child.stdin.flush()
+        child.stdout.readline()
+    elapsed = time.perf_counter() - start
+    child.stdin.close()
+    child.wait()
+    return elapsed / trips * 1e6
+
+
+def referee_move_us(moves: int, limits: SandboxLimits) -> tuple[float, float]:
+    """(microseconds per move, seconds for a one-move match) for two sandboxed random bots."""
+    with tempfile.TemporaryDirectory() as tmp:
+        bot_dir = Path(tmp) / "bot"
+        bot_dir.mkdir()
+        (bot_dir / "main.py").write_bytes(RANDOM_BOT.read_bytes())
+        bot = BotProgram(bot_dir, ("python3", "main.py"))
+        clock = Clock(move_ms=5000, game_ms=3_600_000, startup_ms=10_000)
+
+        def timed(n: int) -> float:
+            start = time.perf_counter()
+            play_match(engine_id="bench-race", options={"moves": n}, seed=0, seats=2, bots=[bot, bot], clock=clock,
+                       limits=limits)  # fmt: skip
+            return time.perf_counter() - start
+
+        timed(1)  # warm caches
+        short = min(timed(1) for _ in range(3))
+        long = timed(moves)
+    return (long - short) / (moves - 1) * 1e6, short
+
+
+def start_ms(starts: int, limits: SandboxLimits) -> tuple[float, float]:
+    """(sandboxed, bare) milliseconds to start python3 -c pass and see it exit."""
+    with tempfile.TemporaryDirectory() as tmp:
+        program = BotProgram(Path(tmp), (PYTHON, "-c", "pass"))
+        sandboxed = []
+        for _ in range(starts):
+            t = time.perf_counter()
+            proc = start_bot(program, limits, cpu_seconds=10)
+            proc.wait(10.0)
+            sandboxed.append(time.perf_counter() - t)
+            proc.kill()
+            proc.cleanup()
+    bare = []
+    for _ in range(starts):
+        t = time.perf_counter()
+        subprocess.run([PYTHON, "-c", "pass"], check=True)
+        bare.append(time.perf_counter() - t)
+    med = lambda xs: sorted(xs)[len(xs) // 2]  # noqa: E731
+    return med(sandboxed) * 1000, med(bare) * 1000
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the three measurements and print them with their ratios."""
+    parser = argparse.ArgumentParser(prog="python -m bench.referee", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--moves", type=int, default=4000)
+    parser.add_argument("--starts", type=int, default=20)
+    parser.add_argument("--trips", type=int, default=5000)
+    args = parser.parse_args(argv)
+    with contextlib.suppress(ValueError):  # already registered when called twice in one process
+        engines.register(_RaceEngine())
+    limits = SandboxLimits.from_env()
+    sandboxed = sandbox_available(limits)
+    print(f"sandbox: {'bubblewrap' if sandboxed else 'NONE (unsandboxed fallback)'}")
+    trip = pipe_round_trip_us(args.trips)
+    move, short = referee_move_us(args.moves, limits)
+    boxed, bare = start_ms(args.starts, limits)
+    print(f"raw pipe round trip (echo child, {args.trips} trips): {trip:8.1f} us")
+    print(f"referee per move (2 sandboxed random bots, {args.moves} moves): {move:8.1f} us  ratio {move / trip:5.1f}x")
+    print(f"sandbox start-up, python3 -c pass (median of {args.starts}): {boxed:8.1f} ms")
+    print(f"bare subprocess start-up, python3 -c pass (median of {args.starts}): {bare:8.1f} ms  "
+          f"ratio {boxed / bare:5.2f}x")  # fmt: skip
+    print(f"a one-move match, start to finish (2 bots): {short * 1000:8.1f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
