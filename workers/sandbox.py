@@ -389,8 +389,10 @@ def copy_bot(source: Path, dest: Path) -> None:
     Symbolic links are copied as links (they resolve inside the sandbox, never on the host);
     devices, fifos and sockets are skipped.
     """
+    # List everything before copying: the destination may lie inside the source.
+    tree = list(os.walk(source))
     os.mkdir(dest, 0o755)
-    for root, dirs, files in os.walk(source):
+    for root, dirs, files in tree:
         rel = Path(root).relative_to(source)
         for name in dirs:
             src = Path(root) / name
@@ -406,7 +408,6 @@ def copy_bot(source: Path, dest: Path) -> None:
             elif stat.S_ISREG(info.st_mode):
                 shutil.copyfile(src, dest / rel / name, follow_symlinks=False)
                 os.chmod(dest / rel / name, 0o755 if info.st_mode & 0o111 else 0o644)
-        dirs[:] = [d for d in dirs if not (Path(root) / d).is_symlink()]
 
 
 _checked: dict[tuple[object, ...], str | None] = {}
