@@ -371,6 +371,11 @@ class _Referee:
             if other.nice != want:
                 other.proc.set_nice(want)
                 other.nice = want
+        # Output that arrived unasked since the last answer must not pass for this turn's answer.
+        self._read(c, "out")
+        if c.lines or c.fault:
+            self._note_fault(c, "protocol_error", "wrote a line when no answer was expected")
+            raise _Fault(c.seat, *self.classify(c))
         started = time.monotonic()
         c.expecting = True
         self.send(c, message)
