@@ -16,9 +16,9 @@ stamp=.venv/.arbiter-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     echo "==> installing Arbiter and its dependencies into .venv"
     .venv/bin/python -m pip install -q --upgrade pip
-    if ! .venv/bin/python -m pip install -q -e '.[dev]'; then
+    if ! .venv/bin/python -m pip install -q -e '.[dev]' >.venv/pip-editable.log 2>&1; then
         # The code runs from this checkout either way; only the dependencies are essential.
-        echo "==> editable install failed; installing the dependencies from pyproject.toml only"
+        echo "==> editable install failed (see .venv/pip-editable.log); installing the dependencies only"
         .venv/bin/python scripts/dependencies.py | xargs .venv/bin/python -m pip install -q
     fi
     touch "$stamp"
