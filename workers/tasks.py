@@ -8,6 +8,7 @@ under the attempt that claimed it.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import shutil
 import threading
@@ -55,7 +56,7 @@ def _program_for(*, version_id: int, checksum: str, command: list[str]):  # -> w
         data, filename, stored_checksum = bot_version_package(version_id=version_id)
     except Exception as exc:
         raise PackageUnavailableError(f"package of bot version {version_id} cannot be loaded: {exc}") from exc
-    if stored_checksum != checksum:
+    if stored_checksum != checksum or hashlib.sha256(data).hexdigest() != checksum:
         raise PackageUnavailableError(f"package of bot version {version_id} does not match its checksum")
     cache.mkdir(parents=True, exist_ok=True)
     try:

@@ -1,0 +1,100 @@
+"""The Celery tasks called in-process: a real match in the sandbox, package and infrastructure errors."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from typing import Any
+
+import pytest
+
+from tournaments.models import BotVersion, Match, Rating, Tournament
+from tournaments.services.tournaments import tournament_create, tournament_start
+from workers import tasks
+
+needs_sandbox = pytest.mark.skipif(
+    shutil.which("bwrap") is None and not os.environ.get("ARBITER_ALLOW_UNSANDBOXED"),
+    reason="bubblewrap is not installed (apt-get install bubblewrap)",
+)
+
+
+@pytest.fixture
+def duel(user: Any, make_bot: Any) -> Tournament:
+    bots = [make_bot(), make_bot()]
+    tournament = tournament_create(
+        owner=user,
+        game_id="gamesup",
+        name="t",
+        bot_ids=[b.id for b in bots],
+        games_per_pairing=2,
+        move_ms=2000,
+        game_ms=20000,
+        startup_ms=10000,
+    )
+    return tournament_start(tournament=tournament, user=user)
+
+
+@needs_sandbox
+def test_run_match_plays_and_records(duel: Tournament) -> None:
+    match = duel.matches.order_by("index").first()
+    assert tasks.run_match(match.id) == "finished"
+    match.refresh_from_db()
+    assert match.status == "finished" and match.attempt == 1 and match.moves and match.result_reason
+    assert sorted(match.match_seats.values_list("rank", flat=True)) in ([1, 1], [1, 2])
+    assert Rating.objects.filter(pool=duel.rating_pool).count() == 2
+    # The same message again does nothing.
+    assert tasks.run_match(match.id) == "not claimed"
+
+
+def test_bad_package_errors_with_a_reason(duel: Tournament) -> None:
+    match = duel.matches.order_by("index").first()
+    version = match.match_seats.get(seat=0).bot_version
+    # An archive that cannot be unpacked: the match cannot be played, and re-running will not help.
+    garbage = b"not a zip " + os.urandom(8)
+    BotVersion.objects.filter(id=version.id).update(
+        package=garbage, filename="bot.zip", checksum=hashlib.sha256(garbage).hexdigest()
+    )
+    assert tasks.run_match(match.id) == "errored"
+    match.refresh_from_db()
+    assert match.status == "errored" and "is invalid" in match.error_reason
+    assert not Rating.objects.exists()
+
+
+def test_tampered_package_is_refused(duel: Tournament) -> None:
+    match = duel.matches.order_by("index").first()
+    version = match.match_seats.get(seat=0).bot_version
+    # Bytes that no longer match the checksum recorded at upload.
+    BotVersion.objects.filter(id=version.id).update(package=b"print('hi')\n", checksum=os.urandom(32).hex())
+    assert tasks.run_match(match.id) == "errored"
+    match.refresh_from_db()
+    assert "checksum" in match.error_reason
+
+
+def test_infrastructure_error_requeues(duel: Tournament, monkeypatch: pytest.MonkeyPatch) -> None:
+    from workers import referee
+
+    def broken(**kwargs: Any) -> None:
+        raise referee.InfrastructureError("no free sandbox slot")
+
+    monkeypatch.setattr(referee, "play_match", broken)
+    match = duel.matches.order_by("index").first()
+    assert tasks.run_match(match.id) == "queued"
+    match.refresh_from_db()
+    assert (match.status, match.attempt) == ("queued", 1)
+    assert "no free sandbox slot" in match.error_reason
+    assert set(match.match_seats.values_list("status", flat=True)) == {""}  # not a forfeit
+
+
+def test_tournament_enqueue_sends_time_limited_messages(duel: Tournament, monkeypatch: pytest.MonkeyPatch) -> None:
+    from workers.celery_app import app
+
+    sent: list[tuple[str, list, dict]] = []
+    monkeypatch.setattr(app, "send_task", lambda name, args, **kw: sent.append((name, args, kw)))
+    assert tasks.tournament_enqueue(duel.id) == 2
+    ids = list(Match.objects.filter(tournament=duel).order_by("index").values_list("id", flat=True))
+    assert [(name, args) for name, args, _ in sent] == [("workers.tasks.run_match", [i]) for i in ids]
+    for _, _, options in sent:
+        # startup + game budget of both seats, plus the margin.
+        assert options["soft_time_limit"] == (10 + 20) * 2 + 60
+        assert options["time_limit"] > options["soft_time_limit"]
