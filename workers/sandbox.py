@@ -513,8 +513,12 @@ def start_bot(
             slot = acquire_slot(runtime, limits.first_uid, limits.slots)
         except NoFreeSlotError as exc:
             raise InfrastructureError(str(exc)) from None
-    workdir = runtime / f"bot-{uuid.uuid4().hex}"
+    # A slot's copy lives at a fixed path: whatever a crashed worker left there is removed by the
+    # next holder of the slot (who alone may touch it, holding the slot's lock).
+    workdir = runtime / (f"slot-{slot.uid}" if slot is not None else f"bot-{uuid.uuid4().hex}")
     try:
+        if slot is not None:
+            shutil.rmtree(workdir, ignore_errors=True)
         os.mkdir(workdir, 0o711)
         botdir = workdir / "bot"
         if _empty:

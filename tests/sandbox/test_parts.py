@@ -1,0 +1,93 @@
+"""The sandbox's building blocks: slots, the seccomp program, the process killer, concurrency."""
+
+from __future__ import annotations
+
+import struct
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.referee.support import FAST, make_limits, random_bot, survivors
+from workers import seccomp
+from workers.referee import play_match
+from workers.sandbox import SandboxLimits, kill_uid, pids_of_uid
+from workers.slots import NoFreeSlotError, acquire_slot
+
+
+def test_slots_are_exclusive_across_processes(tmp_path: Path) -> None:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", (
+            "import sys, time; from pathlib import Path; from workers.slots import acquire_slot\n"
+            f"s = acquire_slot(Path({str(tmp_path)!r}), 62000, 2)\n"
+            "print(s.uid, flush=True); time.sleep(30)"
+        )],
+        stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[2],
+    )  # fmt: skip
+    try:
+        held = int(holder.stdout.readline())  # type: ignore[union-attr]
+        mine = acquire_slot(tmp_path, 62000, 2, wait_s=1)
+        assert {held, mine.uid} == {62000, 62001}
+        with pytest.raises(NoFreeSlotError):
+            acquire_slot(tmp_path, 62000, 2, wait_s=0.1)
+        mine.release()
+        again = acquire_slot(tmp_path, 62000, 2, wait_s=0.1)
+        assert again.uid == mine.uid
+        again.release()
+    finally:
+        holder.kill()
+        holder.wait()
+    # The holder's death freed its slot.
+    with acquire_slot(tmp_path, 62000, 2, wait_s=0.5) as a, acquire_slot(tmp_path, 62000, 2, wait_s=0.5) as b:
+        assert {a.uid, b.uid} == {62000, 62001}
+
+
+def test_seccomp_program_shape() -> None:
+    program = seccomp.build_filter("x86_64")
+    assert program is not None and len(program) % 8 == 0 and len(program) // 8 < 100
+    first = struct.unpack("<HBBI", program[:8])
+    assert first == (0x20, 0, 0, 4)  # load the architecture first
+    assert seccomp.build_filter("riscv64") is None
+
+
+@pytest.mark.skipif(not Path("/usr/bin/setpriv").exists(), reason="needs setpriv")
+def test_kill_uid_kills_detached_processes(limits: SandboxLimits) -> None:
+    uid = limits.first_uid + limits.slots - 1
+    script = "import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(60)\ntime.sleep(60)\n"
+    proc = subprocess.Popen(
+        ["setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups", "/usr/bin/python3", "-c", script],
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 5
+    while len(pids_of_uid(uid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(pids_of_uid(uid)) == 2
+    assert kill_uid(uid)
+    proc.wait(5)
+    assert pids_of_uid(uid) == []
+
+
+def test_concurrent_matches_in_threads(tmp_path: Path, runtime: Path, limits: SandboxLimits) -> None:
+    limits = make_limits(runtime)
+    results: list[object] = []
+
+    def run(i: int) -> None:
+        bots = [random_bot(tmp_path / f"a{i}"), random_bot(tmp_path / f"b{i}")]
+        try:
+            record = play_match(
+                engine_id="count-test", options={"target": 200}, seed=i, seats=2, bots=bots, clock=FAST, limits=limits
+            )
+            results.append([s.status for s in record.seat_records])
+        except Exception as exc:  # reported below
+            results.append(exc)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert results == [["ok", "ok"]] * 3
+    assert survivors() == {}
