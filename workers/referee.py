@@ -435,8 +435,13 @@ def _parse(line: bytes) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+def clean_text(text: str) -> str:
+    """Text safe to store anywhere: no NUL characters, no lone surrogates (PostgreSQL refuses both)."""
+    return text.encode("utf-8", "replace").decode("utf-8").replace("\x00", "\ufffd")
+
+
 def _short(value: Any) -> str | None:
-    return value[:100] if isinstance(value, str) else None
+    return clean_text(value[:100]) if isinstance(value, str) else None
 
 
 def forfeit_ranks(teams: list[list[int]], seats: int, failed: set[int]) -> list[int]:
@@ -560,7 +565,7 @@ def play_match(
         for p in procs:
             p.cleanup()
     for rec, c in zip(records, ref.conns, strict=True):
-        rec.stderr = bytes(c.stderr).decode("utf-8", errors="replace")
+        rec.stderr = clean_text(bytes(c.stderr).decode("utf-8", errors="replace"))
         rec.cpu_ms = c.proc.usage.cpu_ms
         rec.peak_rss_kb = c.proc.usage.peak_rss_kb
     return MatchRecord(

@@ -163,6 +163,15 @@ def test_team_forfeit_and_separate_processes(tmp_path: Path, limits: SandboxLimi
     assert len(uids) == 4  # one process and one slot uid per seat, even for the same program
 
 
+def test_stored_text_is_clean(tmp_path: Path, limits: SandboxLimits) -> None:
+    nasty = 'sys.stderr.write("a\\x00b\\udcff"); sys.stderr.flush(); send({"type": "ready", "name": "x\\u0000\\ud800"})'
+    record = play(limits, [scripted(tmp_path, "n", on_start=nasty), random_bot(tmp_path / "r")])
+    seat = record.seat_records[0]
+    assert "\x00" not in seat.stderr and seat.stderr.startswith("a\ufffdb")
+    assert seat.name == "x\ufffd?"
+    json.dumps(record.to_json()).encode("utf-8")
+
+
 def test_forfeit_ranks_rule() -> None:
     assert forfeit_ranks([[0], [1]], 2, {0}) == [2, 1]
     assert forfeit_ranks([[0], [1], [2]], 3, {1}) == [1, 3, 1]
