@@ -18,7 +18,7 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import worker_ready
 from django.conf import settings
-from django.db import close_old_connections, connection
+from django.db import connection
 
 from tournaments.selectors.bots import bot_version_package
 from tournaments.selectors.matches import MatchSpec, match_spec, matches_queued
@@ -122,7 +122,7 @@ def run_match(self, match_id: int) -> str:
     """Claim, play and record one match."""
     from workers.referee import InfrastructureError
 
-    close_old_connections()
+    # (Celery's Django fix-up closes stale database connections around each task.)
     worker = f"{self.request.hostname or 'worker'}:{threading.get_native_id()}"
     attempt = match_claim(match_id=match_id, worker=worker)
     if attempt is None:
