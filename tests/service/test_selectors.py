@@ -71,3 +71,22 @@ def test_query_count_is_constant(user: Any, make_bot: Any, play: Any, seats: int
             play(match, ranks)
     assert large.matches.count() > 10 * small.matches.count()
     assert _queries(small) == _queries(large) == 6  # three queries per selector
+
+
+def test_standings_carry_performance(user: Any, make_bot: Any, play: Any) -> None:
+    bots = [make_bot() for _ in range(3)]
+    tournament = _tournament(user, bots, games_per_pairing=2)
+    strongest = bots[0].versions.get().id
+    for match in tournament.matches.order_by("index"):
+        seats = list(match.match_seats.order_by("seat"))
+        if strongest in {s.bot_version_id for s in seats}:
+            play(match, ranks_by_version(match, strongest))
+        else:
+            play(match, [1, 2])
+    rows = tournament_standings(tournament=tournament)
+    assert rows[0]["bot_version"] == strongest
+    perf = [r["performance"] for r in rows]
+    assert perf[0]["rating"] > perf[1]["rating"] and perf[0]["low"] < perf[0]["rating"] < perf[0]["high"]
+    assert 0.5 < perf[0]["los_next"] <= 1 and perf[-1]["los_next"] is None
+    mean_elo = sum(r["elo"] for r in rows) / 3
+    assert abs(sum(p["rating"] for p in perf) / 3 - mean_elo) < 0.2
