@@ -15,7 +15,6 @@ import json
 import logging
 import os
 import select
-import signal
 import time
 import uuid
 from collections import deque
@@ -62,7 +61,6 @@ STATUSES = (
     "memory_limit",
     "startup_timeout",
 )
-_MEMORY_WORDS = (b"memoryerror", b"bad_alloc", b"out of memory", b"cannot allocate memory", b"failed to allocate")
 _SAMPLE_EVERY_S = 0.1
 NICE_OFF_MOVE = 19
 
@@ -203,7 +201,7 @@ class _Referee:
         except BlockingIOError:
             return
         except OSError:
-            # The bot closed its input or exited; what that means is decided by _check_exit.
+            # The bot closed its input or exited: a crash (classify() looks at how it ended).
             c.wbuf.clear()
             self._close_input(c)
             if not c.ended:
@@ -304,27 +302,15 @@ class _Referee:
         # Give the bot a moment to finish dying so its exit status is known.
         code = c.proc.wait(0.3)
         c.proc.sample()
-        sig = None
-        if code is not None:
-            if code < 0:
-                sig = -code
-            elif c.proc.sandboxed and code > 128:
-                sig = code - 128  # bwrap reports a signal death as 128 + signal
-        err = bytes(c.stderr).lower()
-        usage = c.proc.usage
-        if any(word in err for word in _MEMORY_WORDS) or (
-            sig in (signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS)
-            and (usage.peak_vm_kb or 0) >= self.memory_mb * 1024 * 0.9
-        ):
-            return "memory_limit", f"exceeded the memory limit of {self.memory_mb} MiB"
-        if sig in (signal.SIGXCPU, signal.SIGKILL) and (usage.cpu_ms or 0) >= self.cpu_limit_s * 1000 - 200:
-            return "timeout", f"used up its CPU time limit of {self.cpu_limit_s} s"
+        limit = c.proc.limit_hit(bytes(c.stderr), self.cpu_limit_s)
+        if limit == "memory_limit":
+            return limit, f"exceeded the memory limit of {self.memory_mb} MiB"
+        if limit == "timeout":
+            return limit, f"used up its CPU time limit of {self.cpu_limit_s} s"
         if code is None:
-            return "crash", detail
-        how = f"was killed by signal {sig}" if sig else f"exited with status {code}"
-        if detail == "closed its output" and code is None:
-            return "crash", detail
-        return "crash", how
+            return "crash", detail  # still running: it closed its output or input
+        sig = c.proc.exit_signal()
+        return "crash", f"was killed by signal {sig}" if sig else f"exited with status {code}"
 
     # -- the protocol ---------------------------------------------------------
 

@@ -34,7 +34,32 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from workers import seccomp
-from workers.slots import NoFreeSlotError, Slot, acquire_slot, ensure_private_dir
+from workers.slots import (
+    NoFreeSlotError,
+    Slot,
+    acquire_slot,
+    become_subreaper,
+    ensure_private_dir,
+    kill_uid,
+    pids_of_uid,
+    process_tree,
+    read_proc,
+    stat_fields,
+    tasks_of_uid,
+)
+
+__all__ = [
+    "BotProcess",
+    "BotProgram",
+    "InfrastructureError",
+    "SandboxLimits",
+    "SandboxUnavailableError",
+    "become_subreaper",
+    "kill_uid",
+    "pids_of_uid",
+    "sandbox_available",
+    "start_bot",
+]
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +68,8 @@ BWRAP = "bwrap"
 BOT_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"}
 # Harmless parts of /etc that toolchains need (dynamic linker cache, alternatives symlinks).
 _ETC_WHITELIST = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime")
+# What runtimes print when an allocation fails (Python, C++, C and others).
+_MEMORY_WORDS = (b"memoryerror", b"bad_alloc", b"out of memory", b"cannot allocate memory", b"failed to allocate")
 
 
 class InfrastructureError(RuntimeError):
@@ -75,25 +102,14 @@ class SandboxLimits:
     output_kb: int = 4096  # all stdout lines of one bot in one match
     slots: int = 64  # how many bots may run at once on this machine
     first_uid: int = 60000
-    runtime_dir: str = ""  # per-match copies and slot locks; "" picks one under the temp dir
+    runtime_dir: str = ""  # per-match copies of the bots; "" picks one under the temp dir
+    # Slot locks: one place for the whole machine, whatever runtime_dir each worker uses.
+    lock_dir: str = ""  # "" is arbiter-slots under the temp dir
     seccomp: bool = True
     allow_unsandboxed: bool = False
 
-    _ENV = {
-        "memory_mb": "ARBITER_SANDBOX_MEMORY_MB",
-        "processes": "ARBITER_SANDBOX_PROCESSES",
-        "open_files": "ARBITER_SANDBOX_OPEN_FILES",
-        "file_size_mb": "ARBITER_SANDBOX_FILE_SIZE_MB",
-        "tmp_mb": "ARBITER_SANDBOX_TMP_MB",
-        "shm_mb": "ARBITER_SANDBOX_SHM_MB",
-        "cpu_seconds": "ARBITER_SANDBOX_CPU_SECONDS",
-        "output_kb": "ARBITER_SANDBOX_OUTPUT_KB",
-        "slots": "ARBITER_SANDBOX_SLOTS",
-        "first_uid": "ARBITER_SANDBOX_FIRST_UID",
-        "runtime_dir": "ARBITER_SANDBOX_DIR",
-        "seccomp": "ARBITER_SANDBOX_SECCOMP",
-        "allow_unsandboxed": "ARBITER_ALLOW_UNSANDBOXED",
-    }
+    # Each field's setting is ARBITER_SANDBOX_<FIELD>, but for these two.
+    _ENV_NAMES = {"runtime_dir": "ARBITER_SANDBOX_DIR", "allow_unsandboxed": "ARBITER_ALLOW_UNSANDBOXED"}
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> SandboxLimits:
@@ -101,13 +117,13 @@ class SandboxLimits:
         environ = dict(os.environ if environ is None else environ)
         values: dict[str, object] = {}
         for f in fields(cls):
-            name = cls._ENV.get(f.name)
-            raw = environ.get(name, "").strip() if name else ""
+            name = cls._ENV_NAMES.get(f.name, f"ARBITER_SANDBOX_{f.name.upper()}")
+            raw = environ.get(name, "").strip()
             if not raw:
                 continue
             if f.name in ("seccomp", "allow_unsandboxed"):
                 values[f.name] = raw.lower() in ("1", "true", "yes", "on")
-            elif f.name == "runtime_dir":
+            elif f.name in ("runtime_dir", "lock_dir"):
                 values[f.name] = raw
             else:
                 try:
@@ -125,70 +141,13 @@ class SandboxLimits:
             return self.cpu_seconds
         return math.ceil((startup_ms + game_ms) / 1000) + 2
 
+    def lock_path(self) -> Path:
+        return Path(self.lock_dir) if self.lock_dir else Path(tempfile.gettempdir()) / "arbiter-slots"
+
     def runtime_path(self) -> Path:
         if self.runtime_dir:
             return Path(self.runtime_dir)
         return Path(tempfile.gettempdir()) / f"arbiter-sandbox-{os.geteuid()}"
-
-
-def _read_proc(pid: int, name: str) -> str | None:
-    try:
-        with open(f"/proc/{pid}/{name}", encoding="utf-8", errors="replace") as f:
-            return f.read()
-    except OSError:
-        return None
-
-
-def _stat_fields(pid: int) -> list[str] | None:
-    text = _read_proc(pid, "stat")
-    if text is None:
-        return None
-    # The command name may hold spaces and parentheses: split after the last ')'.
-    return text[text.rfind(")") + 2 :].split()
-
-
-def pids_of_uid(uid: int) -> list[int]:
-    """Live (non-zombie) processes whose /proc entry belongs to ``uid``."""
-    out = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            if entry.stat(follow_symlinks=False).st_uid != uid:
-                continue
-        except OSError:
-            continue
-        fields_ = _stat_fields(int(entry.name))
-        if fields_ and fields_[0] != "Z":
-            out.append(int(entry.name))
-    return out
-
-
-def _tasks_of_uid(uid: int) -> int:
-    """Threads and processes of ``uid`` (what RLIMIT_NPROC counts)."""
-    total = 0
-    for pid in pids_of_uid(uid):
-        with contextlib.suppress(OSError):
-            total += len(os.listdir(f"/proc/{pid}/task"))
-    return total
-
-
-def _tree(root: int) -> list[int]:
-    """``root`` and its live descendants, via /proc/PID/task/TID/children."""
-    seen, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        if pid in seen:
-            continue
-        seen.append(pid)
-        try:
-            tids = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            continue
-        for tid in tids:
-            text = _read_proc(pid, f"task/{tid}/children") or ""
-            todo.extend(int(c) for c in text.split())
-    return seen
 
 
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -225,9 +184,9 @@ class BotProcess:
     def sample(self) -> None:
         """Fold the current CPU time and memory of the bot's process tree into :attr:`usage`."""
         cpu_ticks, rss_sum, hwm, vm_peak, any_seen = 0, 0, 0, 0, False
-        for pid in _tree(self.popen.pid):
-            st = _stat_fields(pid)
-            status = _read_proc(pid, "status")
+        for pid in process_tree(self.popen.pid):
+            st = stat_fields(pid)
+            status = read_proc(pid, "status")
             if st is None or status is None:
                 continue
             any_seen = True
@@ -249,6 +208,33 @@ class BotProcess:
         u.cpu_ms = max(u.cpu_ms or 0, cpu_ticks * 1000 // _CLK_TCK)
         u.peak_rss_kb = max(u.peak_rss_kb or 0, rss_sum, hwm)
         u.peak_vm_kb = max(u.peak_vm_kb or 0, vm_peak)
+
+    def exit_signal(self) -> int | None:
+        """The signal that killed the bot, once it has exited (bwrap reports it as 128 + signal)."""
+        code = self.returncode
+        if code is None:
+            return None
+        if code < 0:
+            return -code
+        return code - 128 if self.sandboxed and code > 128 else None
+
+    def limit_hit(self, stderr: bytes, cpu_limit_s: int) -> str | None:
+        """``memory_limit`` or ``timeout`` when a dead bot's end looks like one of its limits, else None.
+
+        Memory: stderr names an out-of-memory error, or a kill/segfault/abort/bus error came after
+        some process had reserved 90% of the address-space limit.  CPU: SIGXCPU or SIGKILL once
+        the measured CPU time is within 0.2 s of RLIMIT_CPU.
+        """
+        sig = self.exit_signal()
+        err = stderr.lower()
+        near_memory = (self.usage.peak_vm_kb or 0) >= self.memory_mb * 1024 * 0.9
+        if any(word in err for word in _MEMORY_WORDS) or (
+            sig in (signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS) and near_memory
+        ):
+            return "memory_limit"
+        if sig in (signal.SIGXCPU, signal.SIGKILL) and (self.usage.cpu_ms or 0) >= cpu_limit_s * 1000 - 200:
+            return "timeout"
+        return None
 
     def poll(self) -> int | None:
         """The exit status once the top process has exited (reaped with wait4 for its rusage)."""
@@ -276,8 +262,8 @@ class BotProcess:
     def holds_pipe(self, fd: int) -> bool:
         """Whether any process of the bot itself (not bwrap's) still has the pipe of ``fd`` open."""
         target = f"pipe:[{os.fstat(fd).st_ino}]"
-        for pid in _tree(self.popen.pid):
-            if (_read_proc(pid, "comm") or "").strip() == "bwrap":
+        for pid in process_tree(self.popen.pid):
+            if (read_proc(pid, "comm") or "").strip() == "bwrap":
                 continue
             try:
                 links = os.listdir(f"/proc/{pid}/fd")
@@ -331,56 +317,6 @@ class BotProcess:
             self.slot.release()
             self.slot = None
         shutil.rmtree(self.workdir, ignore_errors=True)
-
-
-def kill_uid(uid: int, rounds: int = 200) -> bool:
-    """SIGKILL every process of ``uid`` until none is left; True when none is."""
-    me = os.getpid()
-    for _ in range(rounds):
-        pids = pids_of_uid(uid)
-        if not pids:
-            _reap_orphans(uid, me)
-            return True
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        # A killed process cannot fork any more; a child forked before the kill shows up next round.
-        time.sleep(0.001)
-    log.error("processes of uid %s survived %s kill rounds", uid, rounds)
-    return False
-
-
-def _reap_orphans(uid: int, me: int) -> None:
-    """Reap zombies of ``uid`` re-parented to this subreaper (only those, not other children)."""
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            if entry.stat(follow_symlinks=False).st_uid != uid:
-                continue
-        except OSError:
-            continue
-        st = _stat_fields(int(entry.name))
-        if st and st[0] == "Z" and int(st[1]) == me:
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(int(entry.name), os.WNOHANG)
-
-
-_subreaper_set = False
-
-
-def become_subreaper() -> None:
-    """Make this process the reaper of its orphaned descendants (Linux prctl), once."""
-    global _subreaper_set
-    if _subreaper_set:
-        return
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    pr_set_child_subreaper = 36
-    if libc.prctl(pr_set_child_subreaper, 1, 0, 0, 0) != 0:
-        log.warning("could not become a child subreaper: errno %s", ctypes.get_errno())
-    _subreaper_set = True
 
 
 def copy_bot(source: Path, dest: Path) -> None:
@@ -510,7 +446,7 @@ def start_bot(
     slot = None
     if is_root:
         try:
-            slot = acquire_slot(runtime, limits.first_uid, limits.slots)
+            slot = acquire_slot(limits.lock_path(), limits.first_uid, limits.slots)
         except NoFreeSlotError as exc:
             raise InfrastructureError(str(exc)) from None
     # A slot's copy lives at a fixed path: whatever a crashed worker left there is removed by the
@@ -542,7 +478,7 @@ def start_bot(
             argv += [f"--nproc={limits.processes}", "--", _tool("setpriv", "util-linux")]
             argv += ["--reuid", str(slot.uid), "--regid", str(slot.uid), "--clear-groups"]
         elif os.geteuid() != 0:
-            argv.append(f"--nproc={_tasks_of_uid(os.getuid()) + limits.processes}")
+            argv.append(f"--nproc={tasks_of_uid(os.getuid()) + limits.processes}")
         argv.append("--")
         seccomp_fd = args_fd = None
         if sandboxed:

@@ -12,6 +12,7 @@ import pytest
 from tests.referee import countgame
 from workers.referee import BotProgram, Clock
 from workers.sandbox import SandboxLimits, SandboxUnavailableError, pids_of_uid, sandbox_available
+from workers.slots import NoFreeSlotError, acquire_slot
 
 REPO = Path(__file__).resolve().parents[2]
 RANDOM_BOT = REPO / "bots" / "random_bot.py"
@@ -60,10 +61,18 @@ def random_bot(directory: Path) -> BotProgram:
 
 
 def survivors() -> dict[int, list[int]]:
-    """Processes still running under any test slot uid (should always be empty between matches)."""
+    """Processes still running under a free test slot uid (should always be empty between matches).
+
+    Slots locked by someone else (another test session on this machine) are busy, not leaking.
+    """
     out = {}
+    lock_dir = SandboxLimits().lock_path()
     for uid in range(FIRST_UID, FIRST_UID + SLOTS):
-        pids = pids_of_uid(uid)
+        try:
+            with acquire_slot(lock_dir, uid, 1, wait_s=0):
+                pids = pids_of_uid(uid)
+        except NoFreeSlotError:
+            continue
         if pids:
             out[uid] = pids
     return out
