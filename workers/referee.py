@@ -266,8 +266,13 @@ class _Referee:
         if c.fault is None:
             c.fault = (status, detail)
 
-    def pump(self, deadline: float, done: Callable[[], bool], stop_on_fault: bool = True) -> None:
-        """Serve every pipe until ``done()``, a fault (if asked) or ``deadline``."""
+    def pump(
+        self, deadline: float, done: Callable[[], bool], stop_on_fault: bool = True, tick: float = _SAMPLE_EVERY_S
+    ) -> None:
+        """Serve every pipe until ``done()``, a fault (if asked) or ``deadline``.
+
+        ``done`` is checked at least every ``tick`` seconds, also when no pipe has news.
+        """
         while not done():
             if stop_on_fault and any(c.fault for c in self.conns):
                 return
@@ -278,7 +283,7 @@ class _Referee:
                 if now - c.last_sample >= _SAMPLE_EVERY_S:
                     c.last_sample = now
                     c.proc.sample()
-            timeout_ms = max(0, min(int((deadline - now) * 1000) + 1, int(_SAMPLE_EVERY_S * 1000)))
+            timeout_ms = max(0, min(int((deadline - now) * 1000) + 1, int(tick * 1000)))
             for fd, _events in self.poller.poll(timeout_ms):
                 entry = self.by_fd.get(fd)
                 if entry is None:
@@ -405,7 +410,9 @@ class _Referee:
         self.pump(deadline, lambda: all(not c.wbuf or c.in_closed for c in self.conns), stop_on_fault=False)
         for c in self.conns:
             self._close_input(c)
-        self.pump(deadline, lambda: all(c.proc.poll() is not None for c in self.conns), stop_on_fault=False)
+        # A process's exit makes no pipe event of its own: look often.
+        exited = lambda: all(c.proc.poll() is not None for c in self.conns)  # noqa: E731
+        self.pump(deadline, exited, stop_on_fault=False, tick=0.002)
 
     def drain_after_kill(self) -> None:
         """Read what is left in the pipes once every writer is dead (bounded)."""
