@@ -54,8 +54,8 @@ def bradley_terry(
     games: Iterable[PairGame],
     anchor_mean: float,
     first_mover: bool = True,
-    max_iterations: int = 1000,
-    tolerance: float = 1e-10,
+    max_iterations: int = 200,
+    tolerance: float = 1e-6,
 ) -> tuple[dict[Hashable, Performance], float]:
     """Ratings with 95% intervals, anchored so their mean is ``anchor_mean``; and the first-move advantage (Elo)."""
     index = {p: i for i, p in enumerate(players)}
@@ -98,6 +98,11 @@ def bradley_terry(
             beta[p] += step
             info[p] = curv
             largest = max(largest, abs(step))
+        # Only differences matter (the result is re-anchored): drop the common
+        # shift, the one direction the likelihood barely pins down, which would
+        # otherwise make convergence crawl.
+        centre = sum(beta) / len(beta)
+        beta = [b - centre for b in beta]
         if has_first:
             q = _sigmoid(eta)
             grad, curv = PRIOR_GAMES * (0.5 - q), PRIOR_GAMES * q * (1 - q)
