@@ -283,6 +283,9 @@ class _Referee:
                 if now - c.last_sample >= _SAMPLE_EVERY_S:
                     c.last_sample = now
                     c.proc.sample()
+                    if not c.ended and c.proc.over_memory():
+                        self._note_fault(c, "memory_limit", f"its processes held more than {self.memory_mb} MiB")
+                        c.proc.kill()
             timeout_ms = max(0, min(int((deadline - now) * 1000) + 1, int(tick * 1000)))
             for fd, _events in self.poller.poll(timeout_ms):
                 entry = self.by_fd.get(fd)

@@ -160,6 +160,7 @@ class Usage:
     cpu_ms: int | None = None
     peak_rss_kb: int | None = None
     peak_vm_kb: int | None = None
+    rss_now_kb: int | None = None
 
 
 class BotProcess:
@@ -208,6 +209,25 @@ class BotProcess:
         u.cpu_ms = max(u.cpu_ms or 0, cpu_ticks * 1000 // _CLK_TCK)
         u.peak_rss_kb = max(u.peak_rss_kb or 0, rss_sum, hwm)
         u.peak_vm_kb = max(u.peak_vm_kb or 0, vm_peak)
+        u.rss_now_kb = rss_sum
+
+    def total_memory_kb(self) -> int:
+        """Proportional resident memory of the whole tree (pages shared after fork counted once)."""
+        total = 0
+        for pid in process_tree(self.popen.pid):
+            for line in (read_proc(pid, "smaps_rollup") or "").splitlines():
+                if line.startswith("Pss:"):
+                    total += int(line.split()[1])
+        return total
+
+    def over_memory(self) -> bool:
+        """True when all the bot's processes together hold more than the memory limit.
+
+        RLIMIT_AS bounds each process; without this a bot could multiply it by forking.  Cheap
+        RSS sums from :meth:`sample` trigger the check, the proportional sum confirms it.
+        """
+        limit_kb = self.memory_mb * 1024
+        return (self.usage.rss_now_kb or 0) > limit_kb and self.total_memory_kb() > limit_kb
 
     def exit_signal(self) -> int | None:
         """The signal that killed the bot, once it has exited (bwrap reports it as 128 + signal)."""
@@ -441,7 +461,10 @@ def start_bot(
     and InfrastructureError when no slot is free or the per-match copy cannot be made.
     """
     sandboxed = True if _skip_check else sandbox_available(limits)
-    runtime = ensure_private_dir(limits.runtime_path())
+    try:
+        runtime = ensure_private_dir(limits.runtime_path())
+    except OSError as exc:
+        raise InfrastructureError(f"sandbox runtime directory unusable: {exc}") from exc
     is_root = os.geteuid() == 0
     slot = None
     if is_root:

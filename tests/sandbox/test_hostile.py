@@ -113,6 +113,8 @@ CASES = [
     Case("forkbomb_spin", ("ok", "timeout")),
     Case("threads", ("ok",), check_threads),
     Case("memory", ("memory_limit",), limits={"memory_mb": 256}, clock=Clock(3000, 8000, 4000)),
+    # 8 x 150 MiB, each under the 256 MiB per-process limit: caught by the total.
+    Case("memory_fork", ("memory_limit",), options={"target": 10_000}, limits={"memory_mb": 256}),
     Case("spin", ("timeout",)),
     Case("cpu_hog", ("timeout",), check_cpu, {"target": 100_000}, {"cpu_seconds": 1}, Clock(400, 60_000, 4000)),
     Case("sleeper", ("timeout",)),
