@@ -10,6 +10,7 @@ read from headers, and every name is checked before it becomes a path.
 from __future__ import annotations
 
 import contextlib
+import errno
 import gzip
 import io
 import json
@@ -326,7 +327,13 @@ def unpack_package(data: bytes, filename: str, dest: Path) -> BotProgram:
             fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o755 if e.executable else 0o644)
             with os.fdopen(fd, "wb") as out:
                 out.write(e.data)
-        os.rename(staging, dest)
+        try:
+            os.rename(staging, dest)
+        except OSError as exc:
+            if exc.errno in (errno.EEXIST, errno.ENOTEMPTY):
+                # Someone else (another worker) unpacked to the same place meanwhile.
+                raise FileExistsError(f"{dest} already exists") from None
+            raise
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         for parent in reversed(created):

@@ -187,3 +187,21 @@ def test_bad_packages(data: bytes, name: str, message: str) -> None:
 def test_dest_must_not_exist(tmp_path: Path) -> None:
     with pytest.raises(FileExistsError):
         unpack_package(MAIN, "a.py", tmp_path)
+
+
+def test_concurrent_unpack_loses_cleanly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    dest = tmp_path / "b"
+    real_rename = os.rename
+
+    def racing_rename(src: str, dst: str) -> None:
+        monkeypatch.setattr(os, "rename", real_rename)
+        unpack_package(MAIN, "other.py", dest)  # another worker wins the race
+        real_rename(src, dst)
+
+    monkeypatch.setattr(os, "rename", racing_rename)
+    with pytest.raises(FileExistsError):
+        unpack_package(MAIN, "a.py", dest)
+    monkeypatch.undo()
+    assert [p.name for p in tmp_path.iterdir()] == ["b"] and (dest / "other.py").exists()
