@@ -9,10 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.referee.support import make_limits, register_engine, require_sandbox
+from tests.referee.support import engine_registered, make_limits, require_sandbox
 from workers.sandbox import SandboxLimits
 
-register_engine()
+
+@pytest.fixture(autouse=True)
+def count_engine() -> Iterator[None]:
+    with engine_registered():
+        yield
 
 
 @pytest.fixture(scope="session")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -78,5 +80,17 @@ def survivors() -> dict[int, list[int]]:
     return out
 
 
-def register_engine() -> None:
+@contextlib.contextmanager
+def engine_registered() -> Iterator[None]:
+    """The count-test engine in the registry for the duration only.
+
+    The registry is process-wide: leaving a test-only game in it would show up in other
+    suites (the engine conformance tests, the service's list of games).
+    """
+    from engines import registry
+
     countgame.register()
+    try:
+        yield
+    finally:
+        registry._ENGINES.pop(countgame.ENGINE.id, None)
