@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import shutil
 import threading
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import worker_ready
 from django.conf import settings
+from django.core.exceptions import ObjectDoesNotExist
 from django.db import connection
 
 from tournaments.selectors.bots import bot_version_package
@@ -54,21 +54,21 @@ def _program_for(*, version_id: int, checksum: str, command: list[str]):  # -> w
         return BotProgram(directory=dest, command=tuple(command))
     try:
         data, filename, stored_checksum = bot_version_package(version_id=version_id)
-    except Exception as exc:
-        raise PackageUnavailableError(f"package of bot version {version_id} cannot be loaded: {exc}") from exc
+    except ObjectDoesNotExist as exc:
+        raise PackageUnavailableError(f"bot version {version_id} no longer exists") from exc
     if stored_checksum != checksum or hashlib.sha256(data).hexdigest() != checksum:
         raise PackageUnavailableError(f"package of bot version {version_id} does not match its checksum")
     cache.mkdir(parents=True, exist_ok=True)
     try:
         return unpack_package(data, filename, dest)
-    except FileExistsError:
-        # Another worker process unpacked the same package first: use its copy.
-        return BotProgram(directory=dest, command=tuple(command))
     except PackageError as exc:
         raise PackageUnavailableError(f"package of bot version {version_id} is invalid: {exc}") from exc
-    except OSError as exc:
-        shutil.rmtree(dest, ignore_errors=True)
-        raise PackageUnavailableError(f"package of bot version {version_id} could not be unpacked: {exc}") from exc
+    except OSError:
+        # Another worker process unpacked the same package at the same moment
+        # (its rename won; ours finds the directory there): use its copy.
+        if dest.is_dir() and command:
+            return BotProgram(directory=dest, command=tuple(command))
+        raise  # anything else is the machine's problem: the match is run again
 
 
 def _heartbeat(match_id: int, attempt: int, stop: threading.Event) -> None:

@@ -98,3 +98,23 @@ def test_tournament_enqueue_sends_time_limited_messages(duel: Tournament, monkey
         # startup + game budget of both seats, plus the margin.
         assert options["soft_time_limit"] == (10 + 20) * 2 + 60
         assert options["time_limit"] > options["soft_time_limit"]
+
+
+@needs_sandbox
+def test_two_workers_unpacking_one_package_share_it(
+    duel: Tournament, tmp_path: Any, monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    import errno
+
+    from workers import packages
+
+    settings.ARBITER_PACKAGE_CACHE = tmp_path / "cache"
+    real = packages.unpack_package
+
+    def racing(data: bytes, filename: str, dest: Any) -> Any:
+        real(data, filename, dest)  # the other worker's copy lands first...
+        raise OSError(errno.ENOTEMPTY, "Directory not empty")  # ...so our rename fails
+
+    monkeypatch.setattr(packages, "unpack_package", racing)
+    match = duel.matches.order_by("index").first()
+    assert tasks.run_match(match.id) == "finished"
