@@ -1,4 +1,4 @@
-"""The whole service over HTTP: a live server, PostgreSQL, Redis and a separate Celery worker.
+"""The whole service over HTTP: a live server, PostgreSQL, Redis and two separate Celery workers.
 
 A user signs up, uploads two bots, creates and starts a round robin, waits
 for it, and reads standings and ratings.  The Elo values are recomputed
@@ -65,7 +65,7 @@ def database() -> Iterator[str]:
 
 
 class Service:
-    """The web server and a worker as subprocesses, with a tiny JSON HTTP client."""
+    """The web server and two workers as subprocesses, with a tiny JSON HTTP client."""
 
     def __init__(self, env: dict[str, str], port: int, logs: Path) -> None:
         self.env = env
@@ -80,11 +80,14 @@ class Service:
             [PYTHON, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=self.env, check=True, timeout=120
         )
         self._spawn("web", [PYTHON, "manage.py", "runserver", "--noreload", f"127.0.0.1:{self.port}"])
-        self._spawn(
-            "worker",
-            [PYTHON, "-m", "celery", "-A", "workers.celery_app", "worker", "-c", "2", "-l", "info", "--without-gossip",
-             "--without-mingle", "--without-heartbeat", "-n", f"e2e-{uuid.uuid4().hex[:6]}@%h"],
-        )  # fmt: skip
+        # Two separate workers, two processes each: claims decide who plays what.
+        for n in range(2):
+            self._spawn(
+                f"worker{n}",
+                [PYTHON, "-m", "celery", "-A", "workers.celery_app", "worker", "-c", "2", "-l", "info",
+                 "--without-gossip", "--without-mingle", "--without-heartbeat",
+                 "-n", f"e2e{n}-{uuid.uuid4().hex[:6]}@%h"],
+            )  # fmt: skip
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
