@@ -60,6 +60,7 @@ class BotAdmin(admin.ModelAdmin):
     list_display = ["name", "game", "owner", "visibility", "active", "created"]
     list_filter = ["game", "visibility", "active"]
     search_fields = ["name", "owner__username"]
+    list_select_related = ["game", "owner"]
     readonly_fields = ["owner", "game", "name", "created"]
     fields = ["name", "game", "owner", "visibility", "active", "description", "created"]
     inlines = [BotVersionInline]
@@ -77,7 +78,7 @@ class BotVersionAdmin(HistoryAdmin):
     list_filter = ["bot__game", "kind"]
     search_fields = ["bot__name", "checksum", "filename"]
     exclude = ["package"]
-    list_select_related = ["bot"]
+    list_select_related = ["bot__game"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[BotVersion]:
         return super().get_queryset(request).defer("package")
@@ -102,6 +103,7 @@ class TournamentAdmin(admin.ModelAdmin):
     list_display = ["id", "name", "game", "owner", "status", "format", "seats", "rated", "created", "finished"]
     list_filter = ["status", "game", "format", "rated"]
     search_fields = ["name", "owner__username"]
+    list_select_related = ["game", "owner"]
     inlines = [ParticipantInline]
     actions = ["start_tournaments", "cancel_tournaments", "requeue_errored"]
     readonly_fields = [
@@ -191,7 +193,7 @@ class MatchAdmin(HistoryAdmin):
     list_display = ["id", "game", "tournament", "index", "status", "attempt", "worker", "result_reason", "finished_at"]
     list_filter = ["status", "game", "rated"]
     search_fields = ["id", "tournament__name", "error_reason", "result_reason"]
-    list_select_related = ["tournament"]
+    list_select_related = ["tournament", "game"]
     inlines = [MatchSeatInline, RatingChangeInline]
     actions = ["requeue_errored"]
     raw_id_fields = ["tournament"]
