@@ -426,7 +426,7 @@ class _Referee:
 def _parse(line: bytes) -> dict[str, Any] | None:
     try:
         value = json.loads(line)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # deep nesting must not crash the referee
         return None
     return value if isinstance(value, dict) else None
 
@@ -530,6 +530,9 @@ def play_match(
                     }
                     move, ms = ref.ask(conns[seat], turn, budget)
                     game_left[seat] -= ms
+                    # Checked here too, so that no bot text ever reaches an engine that is not legal.
+                    if move not in legal:
+                        raise _Fault(seat, "illegal_move", f"{move[:80]!r} is not a legal move")
                     try:
                         state.apply(move)
                     except engines.IllegalMoveError:

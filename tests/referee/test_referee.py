@@ -102,6 +102,7 @@ def test_start_and_turn_messages(tmp_path: Path, limits: SandboxLimits) -> None:
         ('send({"mvoe": "1"})', READY, "protocol_error"),
         ('send({"move": 1})', READY, "protocol_error"),
         ('send(["1"])', READY, "protocol_error"),
+        ('sys.stdout.write("[" * 30000 + "]" * 30000 + "\\n"); sys.stdout.flush()', READY, "protocol_error"),
         ('sys.stdout.write(\'{"move": "1"}\\n\' * 2); sys.stdout.flush()', READY, "protocol_error"),
         (FIRST, 'send({"type": "steady"})', "protocol_error"),
         (FIRST, "time.sleep(30)", "startup_timeout"),
