@@ -388,30 +388,35 @@ def sandbox_available(limits: SandboxLimits) -> bool:
 
 
 def _self_test(limits: SandboxLimits) -> None:
-    """Start ``true`` in a full sandbox once per process, so set-up faults are infrastructure errors."""
-    key = (limits.runtime_path(), limits.first_uid, limits.seccomp)
-    if key not in _checked:
-        _tool(BWRAP, "bubblewrap")
-        proc = None
-        try:
-            proc = start_bot(
-                BotProgram(Path(tempfile.gettempdir()), ("/usr/bin/true",)), limits, 5, _skip_check=True, _empty=True
-            )
-            code = proc.wait(10.0)
-            err = proc.popen.stderr.read().decode(errors="replace") if proc.popen.stderr else ""
-            _checked[key] = None if code == 0 else f"exit status {code}: {err.strip()[:500]}"
-        except (OSError, InfrastructureError) as exc:
-            _checked[key] = str(exc)
-        finally:
-            if proc is not None:
-                proc.kill()
-                proc.cleanup()
-    problem = _checked[key]
-    if problem is not None:
+    """Start ``true`` in a full sandbox, so that set-up faults show before any bot is blamed.
+
+    Only success is remembered (per process and settings): a failure is tested again next
+    time, so that a passing problem never leaves a worker without its sandbox for good.
+    A busy slot pool raises InfrastructureError, which says nothing about the sandbox.
+    """
+    key = (limits.runtime_path(), limits.lock_path(), limits.first_uid, limits.seccomp, BWRAP)
+    if key in _checked:
+        return
+    _tool(BWRAP, "bubblewrap")
+    empty = BotProgram(Path(tempfile.gettempdir()), ("/usr/bin/true",))
+    proc = start_bot(empty, limits, 5, _skip_check=True, _empty=True)
+    try:
+        code = proc.wait(10.0)
+    finally:
+        proc.kill()
+    try:
+        os.set_blocking(proc.popen.stderr.fileno(), False)  # type: ignore[union-attr]
+        err = (proc.popen.stderr.read() or b"").decode(errors="replace")  # type: ignore[union-attr]
+    except OSError:
+        err = ""
+    finally:
+        proc.cleanup()
+    if code != 0:
         raise SandboxUnavailableError(
-            f"bubblewrap cannot start a sandbox here ({problem}); install the Debian package `bubblewrap` "
-            "and enable unprivileged user namespaces"
+            f"bubblewrap cannot start a sandbox here (exit status {code}: {err.strip()[:500]}); install the "
+            "Debian package `bubblewrap` and enable unprivileged user namespaces"
         )
+    _checked[key] = None
 
 
 def _bwrap_args(limits: SandboxLimits, botdir: Path, seccomp_fd: int | None) -> list[str]:

@@ -213,3 +213,7 @@ def test_missing_bwrap(tmp_path: Path, runtime: Path, monkeypatch: pytest.Monkey
         record = play(make_limits(runtime, allow_unsandboxed=True), [bot, bot])
     assert not record.sandboxed and [s.status for s in record.seat_records] == ["ok", "ok"]
     assert "WITHOUT a sandbox" in caplog.text
+    # A bwrap that is there but cannot build a sandbox is as unavailable as a missing one.
+    monkeypatch.setattr(sandbox, "BWRAP", "false")
+    with pytest.raises(SandboxUnavailableError, match="exit status 1"):
+        play(make_limits(runtime), [bot, bot])
