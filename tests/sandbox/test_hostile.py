@@ -164,7 +164,7 @@ def test_hostile_bot(
     (other.directory / "secret_strategy.txt").write_text(OTHER_SECRET)
     params = {
         "port": listener,
-        "project_file": str(REPO / "pyproject.toml"),
+        "project_files": [str(REPO / "pyproject.toml"), str(REPO / "tournaments" / "settings.py"), str(REPO)],
         "project_dir": str(REPO),
         "runtime": str(runtime),
         "other_bot": str(other.directory),

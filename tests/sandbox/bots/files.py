@@ -5,7 +5,7 @@ import os
 from arbiter_common import PARAMS, leak, play, report
 
 SENSITIVE = ["/etc/passwd", "/etc/shadow", "/etc/hostname", "/root", "/home", "/var/run/postgresql", "/run",
-             "/work", PARAMS["project_file"], PARAMS["runtime"], PARAMS["other_bot"]]  # fmt: skip
+             "/work", PARAMS["runtime"], PARAMS["other_bot"], *PARAMS["project_files"]]  # fmt: skip
 
 
 def start(msg):
