@@ -406,6 +406,9 @@ class _Referee:
     def finish(self, end_message: dict[str, Any]) -> None:
         """Send ``end``, close every input, and give the bots a short grace to exit."""
         for c in self.conns:
+            # The last look at CPU and memory: a bot that exits by itself after `end` leaves no
+            # reliable account (its sandbox's init does not pass its children's times on).
+            c.proc.sample()
             c.ended = True
             c.expecting = False
             self.send(c, end_message)

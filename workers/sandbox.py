@@ -277,7 +277,7 @@ class BotProcess:
         u = self.usage
         cpu = int((rusage.ru_utime + rusage.ru_stime) * 1000)  # type: ignore[attr-defined]
         u.cpu_ms = max(u.cpu_ms or 0, cpu)
-        u.peak_rss_kb = max(u.peak_rss_kb or 0, int(rusage.ru_maxrss))  # type: ignore[attr-defined]
+        # Not ru_maxrss: it counts the worker's own size, copied into the child before exec.
 
     def holds_pipe(self, fd: int) -> bool:
         """Whether any process of the bot itself (not bwrap's) still has the pipe of ``fd`` open."""
