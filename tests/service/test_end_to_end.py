@@ -270,3 +270,86 @@ def test_round_robin_end_to_end(service: Service) -> None:
         assert row["elo"] == pytest.approx(round(expected[row["bot_version"]][0], 2), abs=0.01)
     crosstable = service.get(f"/api/tournaments/{tid}/crosstable/")
     assert [c["games"] for row in crosstable["rows"] for c in row["cells"] if c] == [6, 6]
+
+
+def _elo_by_hand_teams(matches: list[dict[str, Any]]) -> dict[int, tuple[float, int]]:
+    """ratings.md for teams: team rating = mean of its distinct members; each member moves by
+    K / (T - 1) * sum over the other teams of (S - E), with its own K, and counts one game."""
+    elo: dict[int, float] = {}
+    games: dict[int, int] = {}
+    for match in matches:
+        members: dict[int, list[int]] = {}
+        rank: dict[int, int] = {}
+        for player in match["players"]:
+            team = members.setdefault(player["team"], [])
+            if player["bot_version"] not in team:
+                team.append(player["bot_version"])
+            rank[player["team"]] = player["rank"]
+        teams = sorted(members)
+        rating = {t: sum(elo.setdefault(v, 1500.0) for v in members[t]) / len(members[t]) for t in teams}
+        changed = {}
+        for t in teams:
+            surplus = 0.0
+            for u in teams:
+                if u != t:
+                    actual = 1.0 if rank[t] < rank[u] else 0.5 if rank[t] == rank[u] else 0.0
+                    surplus += actual - 1 / (1 + 10 ** ((rating[u] - rating[t]) / 400))
+            for v in members[t]:
+                k = 40 if games.get(v, 0) < 30 else 20
+                changed[v] = elo[v] + k / (len(teams) - 1) * surplus
+        for v, value in changed.items():
+            elo[v] = value
+            games[v] = games.get(v, 0) + 1
+    return {v: (elo[v], games[v]) for v in elo}
+
+
+def _wait_finished(service: Service, tid: int) -> dict[str, Any]:
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
+        tournament = service.get(f"/api/tournaments/{tid}/")
+        if tournament["status"] != "running":
+            return tournament
+        time.sleep(1)
+    raise AssertionError(f"tournament {tid} did not finish in {WAIT_S} s")
+
+
+def test_team_round_robins_end_to_end(service: Service) -> None:
+    """Sequence for three players, and two teams of two where each bot fills both seats of its team."""
+    service.token = service.post_json("/api/users/", {"username": "fay", "password": "fay-pw-12"})["token"]
+    random_py = (ROOT / "bots" / "random_bot.py").read_bytes()
+    bots = [
+        service.post_multipart("/api/bots/", {"game": "sequence", "name": "random"}, "random_bot.py", random_py),
+        service.post_multipart("/api/bots/", {"game": "sequence", "name": "greedy"}, "greedy.zip", _greedy_zip()),
+        service.post_multipart(
+            "/api/bots/", {"game": "sequence", "name": "random-b"}, "random_b.py", random_py + b"\n"
+        ),
+    ]
+    common = {"game": "sequence", "move_ms": 2000, "game_ms": 60000, "startup_ms": 10000, "start": True}
+    three = service.post_json(
+        "/api/tournaments/",
+        {**common, "participants": [b["id"] for b in bots], "seats": 3, "options": {"max_plies": 150},
+         "games_per_pairing": 3},
+    )  # fmt: skip
+    pairs = service.post_json(
+        "/api/tournaments/",
+        {**common, "participants": [b["id"] for b in bots[:2]], "seats": 4,
+         "options": {"teams": 2, "max_plies": 150}, "games_per_pairing": 2},
+    )  # fmt: skip
+    assert (three["progress"]["total"], pairs["progress"]["total"]) == (3, 2)
+    for tournament in (three, pairs):
+        done = _wait_finished(service, tournament["id"])
+        assert done["status"] == "finished" and done["progress"]["finished"] == done["progress"]["total"], done
+        matches = service.all_pages(f"/api/matches/?tournament={tournament['id']}&order=finished")
+        if tournament is pairs:
+            for match in matches:  # one participant on both seats of its team
+                by_team = {}
+                for player in match["players"]:
+                    by_team.setdefault(player["team"], set()).add(player["bot_version"])
+                assert sorted(len(v) for v in by_team.values()) == [1, 1]
+        expected = _elo_by_hand_teams(matches)
+        board = service.all_pages(f"/api/ratings/?game=sequence&pool={done['rating_pool']}")
+        assert {r["bot_version"] for r in board} == set(expected)
+        for row in board:
+            elo, games = expected[row["bot_version"]]
+            assert row["elo"] == pytest.approx(elo, abs=1e-9), (row, elo)
+            assert row["games"] == games == len(matches)
