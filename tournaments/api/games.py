@@ -10,7 +10,7 @@ from rest_framework.views import APIView
 from tournaments.api.common import found
 from tournaments.api.pagination import Pagination
 from tournaments.models import Game
-from tournaments.selectors.games import game_configs, game_list, game_rating_pools
+from tournaments.selectors.games import game_configs, game_list, game_rating_pools, game_rules_text
 
 
 class GameOutputSerializer(serializers.ModelSerializer):
@@ -54,11 +54,6 @@ class GameRulesApi(APIView):
     permission_classes = [permissions.AllowAny]
 
     def get(self, request: Request, game_id: str) -> Response:
-        from django.conf import settings
-
         game = found(game_list(include_unavailable=True).filter(id=game_id).first(), "game")
-        path = (settings.BASE_DIR / game.rules_doc).resolve() if game.rules_doc else None
-        # Only files inside the project, never a path that walks out of it.
-        if path is None or settings.BASE_DIR.resolve() not in path.parents or not path.is_file():
-            found(None, "rules document")
-        return Response({"game": game.id, "format": "markdown", "text": path.read_text(encoding="utf-8")})
+        text = found(game_rules_text(game=game), "rules document")
+        return Response({"game": game.id, "format": "markdown", "text": text})

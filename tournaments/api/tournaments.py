@@ -11,6 +11,7 @@ from tournaments.api.common import found
 from tournaments.api.pagination import Pagination
 from tournaments.models import Tournament
 from tournaments.selectors.standings import tournament_crosstable, tournament_progress, tournament_standings
+from tournaments.selectors.tournaments import tournament_get, tournament_list, tournament_participants
 from tournaments.services.tournaments import tournament_cancel, tournament_create, tournament_start
 
 
@@ -28,16 +29,12 @@ class TournamentOutputSerializer(serializers.ModelSerializer):
 
 
 def _tournament(tournament_id: int) -> Tournament:
-    return found(Tournament.objects.select_related("owner").filter(id=tournament_id).first(), "tournament")
+    return found(tournament_get(tournament_id=tournament_id), "tournament")
 
 
 def _detail(tournament: Tournament) -> dict:
     body = dict(TournamentOutputSerializer(tournament).data)
-    body["participants"] = [
-        {"bot_version": e.bot_version_id, "bot": e.bot_version.bot_id, "bot_name": e.bot_version.bot.name,
-         "version": e.bot_version.number}
-        for e in tournament.entries.select_related("bot_version__bot").defer("bot_version__package")
-    ]  # fmt: skip
+    body["participants"] = tournament_participants(tournament=tournament)
     body["progress"] = tournament_progress(tournament=tournament)
     return body
 
@@ -58,11 +55,9 @@ class TournamentListCreateApi(APIView):
         start = serializers.BooleanField(default=False)
 
     def get(self, request: Request) -> Response:
-        tournaments = Tournament.objects.select_related("owner").order_by("-id")
-        if request.query_params.get("game"):
-            tournaments = tournaments.filter(game_id=request.query_params["game"])
-        if request.query_params.get("status"):
-            tournaments = tournaments.filter(status=request.query_params["status"])
+        tournaments = tournament_list(
+            game_id=request.query_params.get("game") or None, status=request.query_params.get("status") or None
+        )
         paginator = Pagination()
         page = paginator.paginate_queryset(tournaments, request, view=self)
         return paginator.get_paginated_response(TournamentOutputSerializer(page, many=True).data)

@@ -56,3 +56,17 @@ def game_configs(*, game: Game) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+def game_rules_text(*, game: Game) -> str | None:
+    """The game's rules document (Markdown), read from inside the project only."""
+    from django.conf import settings
+
+    if not game.rules_doc:
+        return None
+    root = settings.BASE_DIR.resolve()
+    path = (root / game.rules_doc).resolve()
+    # Never a path that walks out of the project.
+    if root not in path.parents or not path.is_file():
+        return None
+    return path.read_text(encoding="utf-8")
