@@ -73,10 +73,11 @@ class MatchListApi(APIView):
         if status and status not in Match.Status.values:
             raise ServiceError(f"status is one of {', '.join(Match.Status.values)}.", fields={"status": ["invalid"]})
         matches = match_list(
-            tournament_id=query_int(request, "tournament"), bot_id=query_int(request, "bot"), status=status
+            tournament_id=query_int(request, "tournament"),
+            bot_id=query_int(request, "bot"),
+            status=status,
+            by_finish=request.query_params.get("order") == "finished",
         )
-        if request.query_params.get("order") == "finished":
-            matches = matches.order_by("finished_at", "id")
         paginator = Pagination()
         page = paginator.paginate_queryset(matches, request, view=self)
         user = user_of(request)

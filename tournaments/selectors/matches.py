@@ -11,8 +11,13 @@ from tournaments.models import Match, MatchSeat
 
 
 def match_list(
-    *, tournament_id: int | None = None, bot_id: int | None = None, status: str | None = None
+    *,
+    tournament_id: int | None = None,
+    bot_id: int | None = None,
+    status: str | None = None,
+    by_finish: bool = False,
 ) -> QuerySet[Match]:
+    """Matches, newest first; ``by_finish`` orders them as they finished (the order ratings moved in)."""
     matches = Match.objects.defer("moves").prefetch_related(
         Prefetch(
             "match_seats",
@@ -25,7 +30,7 @@ def match_list(
         matches = matches.filter(match_seats__bot_version__bot_id=bot_id).distinct()
     if status:
         matches = matches.filter(status=status)
-    return matches.order_by("-id")
+    return matches.order_by("finished_at", "id") if by_finish else matches.order_by("-id")
 
 
 def match_get(*, match_id: int) -> Match | None:
