@@ -23,7 +23,7 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse, urlunparse
+from urllib.parse import urlparse
 
 import pytest
 
@@ -39,29 +39,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def _with_db(url: str, name: str) -> str:
-    parts = urlparse(url)
-    return urlunparse(parts._replace(path=f"/{name}"))
-
-
-@pytest.fixture
-def database() -> Iterator[str]:
-    """A fresh PostgreSQL database for this run, dropped afterwards."""
-    import psycopg
-
-    base = os.environ["ARBITER_TEST_DATABASE_URL"]
-    name = f"{(urlparse(base).path.lstrip('/') or 'arbiter')}_e2e_{os.getpid()}"
-    admin_url = _with_db(base, "postgres")
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield _with_db(base, name)
-    finally:
-        with psycopg.connect(admin_url, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 class Service:
