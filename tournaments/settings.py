@@ -138,7 +138,8 @@ CELERY_BROKER_URL = _broker
 if _broker.startswith("filesystem://"):
     _queue_dir = VAR_DIR / "broker" / "queue"
     _processed_dir = VAR_DIR / "broker" / "processed"
-    for _d in (_queue_dir, _processed_dir):
+    _control_dir = VAR_DIR / "broker" / "control"
+    for _d in (_queue_dir, _processed_dir, _control_dir):
         _d.mkdir(parents=True, exist_ok=True)
     # Producer and consumer share one folder: "out" of the web is "in" of the worker.
     CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -146,6 +147,8 @@ if _broker.startswith("filesystem://"):
         "data_folder_out": str(_queue_dir),
         "processed_folder": str(_processed_dir),
         "store_processed": False,
+        # Broadcast (pidbox) tables; kombu's default is ./control in the cwd.
+        "control_folder": str(_control_dir),
     }
 else:
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 6 * 3600}
