@@ -114,6 +114,15 @@ class Tournament(models.Model):
     created = models.DateTimeField(auto_now_add=True)
     started = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
+    # -- scheduled and recurring tournaments (models_schedules.py) --
+    start_at = models.DateTimeField(null=True, blank=True, db_index=True, help_text="starts itself then (UTC)")
+    all_active = models.BooleanField(
+        default=False, help_text="participants: every active bot of the game (latest version) at start time"
+    )
+    schedule = models.ForeignKey(
+        "tournaments.TournamentSchedule", on_delete=models.SET_NULL, null=True, blank=True, related_name="editions"
+    )
+    # -- end scheduled and recurring tournaments --
 
     class Meta:
         ordering = ["-created", "-id"]
@@ -163,6 +172,15 @@ class Match(models.Model):
 
     tournament = models.ForeignKey(Tournament, on_delete=models.PROTECT, related_name="matches", null=True, blank=True)
     index = models.PositiveIntegerField(null=True, blank=True, help_text="position in the tournament schedule")
+    # -- kinds of work: decides the Celery queue (see docs/organisers.md) --
+    class Kind(models.TextChoices):
+        TOURNAMENT = "tournament", "Tournament"
+        LADDER = "ladder", "Ladder"
+        CHALLENGE = "challenge", "Challenge"
+        VERSION_TEST = "version_test", "Version test"
+
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.TOURNAMENT)
+    # -- end kinds of work --
     game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="matches")
     engine_version = models.CharField(max_length=40)
     options = models.JSONField(default=dict)
@@ -200,7 +218,12 @@ class Match(models.Model):
                 name="match_claimed_has_attempt",
             ),
         ]
-        indexes = [models.Index(fields=["tournament", "status"], name="match_tournament_status")]
+        indexes = [
+            models.Index(fields=["tournament", "status"], name="match_tournament_status"),
+            # Ladder top-up: queued work by kind, and a pool's recent ladder games.
+            models.Index(fields=["kind", "status"], name="match_kind_status"),
+            models.Index(fields=["kind", "rating_pool", "created"], name="match_kind_pool_created"),
+        ]
 
     def __str__(self) -> str:
         return f"Match {self.pk} ({self.game_id}, {self.status})"
@@ -286,3 +309,7 @@ class RatingChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rating_id}@{self.match_id}: {self.delta:+.1f}"
+
+
+# -- scheduled and recurring tournaments, ladders --
+from tournaments.models_schedules import Ladder, TournamentSchedule  # noqa: E402, F401
