@@ -313,3 +313,6 @@ class RatingChange(models.Model):
 
 # -- scheduled and recurring tournaments, ladders --
 from tournaments.models_schedules import Ladder, TournamentSchedule  # noqa: E402, F401
+
+# -- challenges and version retirement (public API) --
+from tournaments.models_challenges import BotVersionRetirement, Challenge, ChallengeMatch  # noqa: E402, F401

@@ -180,6 +180,35 @@ ARBITER_PACKAGE_CACHE = Path(os.environ.get("ARBITER_PACKAGE_CACHE", VAR_DIR / "
 # Extra seconds on top of a match's clocks before Celery's time limits strike.
 ARBITER_TASK_MARGIN_S = _env_int("ARBITER_TASK_MARGIN_S", 60)
 
+# -- public API: schema and docs, filters, throttles, challenges -------------------
+# (drf-spectacular serves Swagger UI and Redoc from the sidecar package: no CDN.)
+INSTALLED_APPS += ["django_filters", "drf_spectacular", "drf_spectacular_sidecar"]
+REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"] = "tournaments.api.schema.ApiAutoSchema"
+REST_FRAMEWORK["DEFAULT_FILTER_BACKENDS"] = ["django_filters.rest_framework.DjangoFilterBackend"]
+# Per-user rates ("number/second|minute|hour|day") of the throttled scopes; see tournaments.api.throttles.
+ARBITER_THROTTLE_RATES = {
+    "uploads": os.environ.get("ARBITER_RATE_UPLOADS", "60/hour"),
+    "challenges": os.environ.get("ARBITER_RATE_CHALLENGES", "120/hour"),
+}
+ARBITER_CHALLENGES_PER_DAY = _env_int("ARBITER_CHALLENGES_PER_DAY", 50)
+ARBITER_CHALLENGE_MAX_GAMES = _env_int("ARBITER_CHALLENGE_MAX_GAMES", 20)
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Arbiter API",
+    "DESCRIPTION": "Upload game-playing bots, run round robins and challenges, read matches and Elo ratings.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": "/api/",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "tournaments.api.schema.add_error_responses",
+    ],
+}
+# -- end public API ----------------------------------------------------------------
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

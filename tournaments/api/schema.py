@@ -1,0 +1,104 @@
+"""OpenAPI schema support: the error shape, the error responses every operation can give.
+
+drf-spectacular builds the schema from the views' ``extend_schema`` notes; the
+hook below adds the errors that any operation may answer with (a bad token,
+an unknown id, a server fault), so that the published schema lists every
+status the API really returns.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse
+from rest_framework import serializers
+
+
+class ErrorDetailSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="Stable machine-readable code, e.g. `not_found`, `invalid`, `throttled`.")
+    message = serializers.CharField(help_text="A sentence for people.")
+    fields = serializers.DictField(
+        child=serializers.JSONField(),
+        help_text="Per-field problems (field name to a list of messages); empty when the error is not about input.",
+    )
+
+
+class ErrorSerializer(serializers.Serializer):
+    """Every 4xx and 5xx answer of the API has this body."""
+
+    error = ErrorDetailSerializer()
+
+
+ERROR_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "Every 4xx and 5xx answer of the API has this body.",
+    "properties": {
+        "error": {
+            "type": "object",
+            "properties": {
+                "code": {"type": "string"},
+                "message": {"type": "string"},
+                "fields": {"type": "object", "additionalProperties": {}},
+            },
+            "required": ["code", "message", "fields"],
+        }
+    },
+    "required": ["error"],
+}
+
+ERROR_EXAMPLES = [
+    OpenApiExample(
+        "invalid input",
+        value={
+            "error": {"code": "invalid", "message": "name: This field is required.", "fields": {"name": ["required"]}}
+        },
+        response_only=True,
+        status_codes=["400"],
+    ),
+]
+
+_GENERIC: dict[str, str] = {
+    "400": "Invalid input (body, query parameter or file); `fields` says which.",
+    "401": "The credentials are missing or wrong (an unknown or revoked token).",
+    "403": "Authenticated, but not allowed (not the owner, or a CSRF failure with session auth).",
+    "404": "No such object, or one you may not see (private bots are invisible to others).",
+    "500": "A fault of the service; the body still has the error shape.",
+}
+
+
+def error(description: str) -> OpenApiResponse:
+    """An error response for ``extend_schema(responses=...)``."""
+    return OpenApiResponse(ErrorSerializer, description=description)
+
+
+def add_error_responses(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """Postprocessing hook: every operation documents the error statuses it can give."""
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas["Error"] = ERROR_SCHEMA
+    ref = {"$ref": "#/components/schemas/Error"}
+    for path, item in result.get("paths", {}).items():
+        for method, operation in item.items():
+            if method not in ("get", "post", "put", "patch", "delete"):
+                continue
+            codes = ["400", "401", "404", "500"]
+            if method != "get" or path.endswith("/me/"):
+                codes.append("403")
+            responses = operation.setdefault("responses", {})
+            for code in codes:
+                responses.setdefault(
+                    code, {"description": _GENERIC[code], "content": {"application/json": {"schema": ref}}}
+                )
+            for code, response in responses.items():
+                # Error answers documented by a view refer to the one shape too.
+                if code.startswith(("4", "5")) and "content" not in response:
+                    response["content"] = {"application/json": {"schema": ref}}
+    return result
+
+
+class ApiAutoSchema(AutoSchema):
+    """Operation ids read as ``bots_versions_retire_create``; tags are the first path segment."""
+
+    def get_tags(self) -> list[str]:
+        parts = [p for p in self.path.split("/") if p and p != "api"]
+        return [parts[0]] if parts else ["api"]
