@@ -160,3 +160,16 @@ def test_inputs_order_and_empty() -> None:
         Game.pair("a", "b", 0.3)
     payload = by_tuple.to_json()
     assert [p["player"] for p in payload["players"]] == [r.player for r in by_tuple.table]
+
+
+def test_multi_team_games_split_into_weighted_pairs() -> None:
+    from tournaments.stats.bradley_terry import aggregate
+
+    index = {"a": 0, "b": 1, "c": 2}
+    # a (first seat) and c share first place, b is last: three pairs of weight 3/4.
+    rows, games, points = aggregate([Game(("a", "b", "c"), (1, 3, 1))], index, first_mover=True)
+    assert sorted(rows) == [(0, 1, 1, 0.75, 0.75), (0, 2, 1, 0.75, 0.375), (1, 2, 0, 0.75, 0.0)]
+    assert games == [1, 1, 1] and points == [0.5, 0.0, 0.5]
+    # Without a first mover there is no seat term at all.
+    rows, _, _ = aggregate([Game(("a", "b", "c"), (1, 3, 1))], index, first_mover=False)
+    assert all(f == 0 for _, _, f, _, _ in rows)
