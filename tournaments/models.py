@@ -196,6 +196,9 @@ class Match(models.Model):
     worker = models.CharField(max_length=200, blank=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
+    # When the last run_match message was sent: the dispatcher re-sends a QUEUED
+    # match whose message is older than ARBITER_DISPATCH_AFTER_S (services/dispatch.py).
+    enqueued_at = models.DateTimeField(null=True, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True, db_index=True)
     moves = models.JSONField(default=list, blank=True)
