@@ -12,6 +12,8 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from kombu import Exchange as _Exchange
+from kombu import Queue as _Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("ARBITER_VAR_DIR", BASE_DIR / "var"))
@@ -166,6 +168,34 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE = {
     "sweep-stale-matches": {"task": "workers.tasks.matches_sweep", "schedule": 60.0},
 }
+
+# -- kinds of work, start times, recurring schedules, ladders (docs/organisers.md) --
+# One queue per kind of match, named after the default queue, so a test run's
+# ARBITER_QUEUE isolates all of them.  A worker started without -Q consumes
+# every queue in CELERY_TASK_QUEUES, taking them in turn (so no kind starves);
+# ladder matches only exist while other work is scarce (the database decides).
+ARBITER_QUEUES = {
+    "tournament": CELERY_TASK_DEFAULT_QUEUE,
+    "challenge": f"{CELERY_TASK_DEFAULT_QUEUE}.challenge",
+    "version_test": f"{CELERY_TASK_DEFAULT_QUEUE}.version_test",
+    "ladder": f"{CELERY_TASK_DEFAULT_QUEUE}.ladder",
+}
+# Short periodic tasks (beat) have their own queue: a long tournament queue cannot delay them.
+ARBITER_BEAT_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.beat"
+CELERY_TASK_QUEUES = [
+    _Queue(_name, _Exchange(_name), routing_key=_name)
+    for _name in dict.fromkeys([*ARBITER_QUEUES.values(), ARBITER_BEAT_QUEUE])
+]
+# Seconds between beat checks for due tournaments and schedules, and between ladder top-ups.
+ARBITER_SCHEDULE_POLL_S = float(os.environ.get("ARBITER_SCHEDULE_POLL_S", "15"))
+ARBITER_LADDER_POLL_S = float(os.environ.get("ARBITER_LADDER_POLL_S", "5"))
+# Ladder matches are added only while at most this many other matches are queued.
+ARBITER_LADDER_OTHER_QUEUED_MAX = _env_int("ARBITER_LADDER_OTHER_QUEUED_MAX", 0)
+# "Recent" ladder games, for keeping every bot's share level: this many hours back.
+ARBITER_LADDER_WINDOW_H = float(os.environ.get("ARBITER_LADDER_WINDOW_H", "24"))
+# Opponents are drawn with weight exp(-|rating distance| / scale).
+ARBITER_LADDER_RATING_SCALE = float(os.environ.get("ARBITER_LADDER_RATING_SCALE", "200"))
+# -- end kinds of work, start times, recurring schedules, ladders --
 
 # -- Arbiter -----------------------------------------------------------------------
 

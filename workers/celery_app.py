@@ -17,3 +17,24 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
 # it is imported when the worker starts, after Celery's Django fix-up has set Django up.
 app = Celery("arbiter", include=["workers.tasks"])
 app.config_from_object("django.conf:settings", namespace="CELERY")
+
+
+# -- beat: start times, recurring schedules, ladders (docs/organisers.md) --
+# Intervals come from settings (env ARBITER_SCHEDULE_POLL_S, ARBITER_LADDER_POLL_S).
+# These messages go to their own small queue so a long tournament queue cannot
+# delay them, and expire after one interval so a stopped worker finds no backlog.
+@app.on_after_configure.connect
+def _schedules_beat(sender: Celery, **kwargs: object) -> None:
+    from django.conf import settings
+
+    for name, task, every in (
+        ("arbiter-tournaments-start-due", "workers.tasks.tournaments_start_due", settings.ARBITER_SCHEDULE_POLL_S),
+        ("arbiter-schedules-run-due", "workers.tasks.schedules_run_due", settings.ARBITER_SCHEDULE_POLL_S),
+        ("arbiter-ladders-top-up", "workers.tasks.ladders_top_up", settings.ARBITER_LADDER_POLL_S),
+    ):
+        sender.add_periodic_task(
+            every, sender.signature(task), name=name, queue=settings.ARBITER_BEAT_QUEUE, expires=every
+        )
+
+
+# -- end beat: start times, recurring schedules, ladders --

@@ -171,6 +171,36 @@ def matches_sweep() -> int:
     return matches_requeue_stale()
 
 
+# -- beat: start times, recurring schedules, ladders (docs/organisers.md) --
+
+
+@shared_task(ignore_result=True, name="workers.tasks.tournaments_start_due")
+def tournaments_start_due() -> int:
+    """Start the draft tournaments whose start time has come (scheduled by beat)."""
+    from tournaments.services.schedules import tournaments_start_due as start_due
+
+    return len(start_due())
+
+
+@shared_task(ignore_result=True, name="workers.tasks.schedules_run_due")
+def schedules_run_due() -> int:
+    """Create and start the due edition of every recurring schedule (scheduled by beat)."""
+    from tournaments.services.schedules import schedules_run_due as run_due
+
+    return len(run_due())
+
+
+@shared_task(ignore_result=True, name="workers.tasks.ladders_top_up")
+def ladders_top_up() -> int:
+    """Queue ladder matches while other work is scarce (scheduled by beat)."""
+    from tournaments.services.ladder import ladders_top_up as top_up
+
+    return len(top_up())
+
+
+# -- end beat: start times, recurring schedules, ladders --
+
+
 @worker_ready.connect
 def _on_worker_ready(**kwargs: object) -> None:
     # Engines added since the last migrate show up without one.

@@ -16,14 +16,18 @@ RUN_MATCH = "workers.tasks.run_match"
 TOURNAMENT_ENQUEUE = "workers.tasks.tournament_enqueue"
 
 
-def match_send(*, match_id: int, seats: int, startup_ms: int, game_ms: int) -> None:
-    """Send one run_match message with time limits derived from the match's clocks."""
+def match_send(*, match_id: int, seats: int, startup_ms: int, game_ms: int, kind: str = "tournament") -> None:
+    """Send one run_match message with time limits derived from the match's clocks.
+
+    The match's kind picks its queue (``settings.ARBITER_QUEUES``).
+    """
     from workers.celery_app import app
 
     soft, hard = match_time_limits(
         seats=seats, startup_ms=startup_ms, game_ms=game_ms, margin_s=settings.ARBITER_TASK_MARGIN_S
     )
-    app.send_task(RUN_MATCH, args=[match_id], soft_time_limit=soft, time_limit=hard)
+    queue = settings.ARBITER_QUEUES.get(kind, settings.CELERY_TASK_DEFAULT_QUEUE)
+    app.send_task(RUN_MATCH, args=[match_id], soft_time_limit=soft, time_limit=hard, queue=queue)
 
 
 def tournament_send(*, tournament_id: int) -> None:

@@ -62,8 +62,16 @@ def tournament_create(
     game_ms: int = 60000,
     startup_ms: int = 10000,
     rated: bool = True,
+    start_at: Any = None,
+    all_active: bool = False,
+    schedule: Any = None,
 ) -> Tournament:
-    """A DRAFT round robin between the latest versions of ``bot_ids``."""
+    """A DRAFT round robin between the latest versions of ``bot_ids``.
+
+    With ``all_active`` the participants are instead every active bot of the
+    game, taken when it starts (``bot_ids`` stays empty); with ``start_at``
+    the beat starts it at that time (services/schedules.py).
+    """
     game = Game.objects.filter(id=game_id, available=True).first()
     if game is None:
         raise ServiceError(f"Unknown game {game_id!r}.", code="unknown_game", fields={"game": ["unknown game"]})
@@ -84,7 +92,11 @@ def tournament_create(
             raise ServiceError(f"{field} is 1 to {CLOCK_LIMITS_MS[field]}.", fields={field: ["out of range"]})
     if len(set(bot_ids)) != len(bot_ids):
         raise ServiceError("A bot is listed twice.", fields={"participants": ["duplicate bot"]})
-    if not len(teams) <= len(bot_ids) <= MAX_PARTICIPANTS:
+    if all_active and bot_ids:
+        raise ServiceError(
+            "List participants or take all active bots, not both.", fields={"participants": ["with all_active"]}
+        )
+    if not all_active and not len(teams) <= len(bot_ids) <= MAX_PARTICIPANTS:
         raise ServiceError(
             f"A round robin of {game.id} with {seats} seats needs {len(teams)} to {MAX_PARTICIPANTS} bots.",
             fields={"participants": ["wrong number of bots"]},
@@ -104,6 +116,9 @@ def tournament_create(
             startup_ms=startup_ms,
             rated=rated,
             rating_pool=pool,
+            start_at=start_at,
+            all_active=all_active,
+            schedule=schedule,
         )
         Participant.objects.bulk_create(
             [Participant(tournament=tournament, bot_version=v, number=i) for i, v in enumerate(versions)]
@@ -160,6 +175,10 @@ def tournament_start(*, tournament: Tournament, user: Any) -> Tournament:
         locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
         if locked.status != Tournament.Status.DRAFT:
             raise ConflictError(f"The tournament is {locked.status}, not draft.", code="not_draft")
+        if locked.all_active:
+            from tournaments.services.schedules import participants_fill_all_active
+
+            participants_fill_all_active(tournament=locked)
         count = matches_schedule(tournament=locked)
         locked.status = Tournament.Status.RUNNING if count else Tournament.Status.FINISHED
         locked.started = timezone.now()

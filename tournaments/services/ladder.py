@@ -1,0 +1,197 @@
+"""The ladder: rated matches that keep idle workers busy, chosen by the database.
+
+A beat task calls ``ladders_top_up`` every few seconds.  While other work
+(tournaments, challenges, version tests) is queued it does nothing; when
+that queue is empty (or low, see ``ARBITER_LADDER_OTHER_QUEUED_MAX``) it
+keeps ``queued_target`` ladder matches waiting per enabled ladder.  Only a
+handful of ladder matches ever wait, so a tournament started later waits
+for at most those before its own matches run.
+
+Who plays (``ladder_pick``): the bot with the fewest recent ladder games
+plays first, so a new version gets its games at once and nobody falls
+behind; its opponents are drawn at random, weighted towards a near rating,
+among bots not more than ``LEVEL_SLACK`` games ahead of it, and not from
+its previous match when there is anyone else.  Because every match
+includes the least-played bot and nobody more than ``LEVEL_SLACK`` ahead
+of it, once the counts are level they stay within ``LEVEL_SLACK + 1`` of
+each other.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import random
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from engines import InvalidOptionsError, get_engine
+from tournaments.models import Game, Ladder, Match, MatchSeat
+from tournaments.selectors.ladder import (
+    LadderCandidate,
+    ladder_candidates,
+    ladder_queued_count,
+    other_work_queued_count,
+)
+from tournaments.services.errors import ServiceError
+from tournaments.services.queue import match_send
+from tournaments.services.tournaments import CLOCK_LIMITS_MS
+
+logger = logging.getLogger(__name__)
+
+# Opponents may be at most this many recent ladder games ahead of the first pick.
+LEVEL_SLACK = 2
+MAX_QUEUED_TARGET = 50
+
+
+def ladder_save(*, ladder: Ladder) -> Ladder:
+    """Validate a new or edited ladder, derive its rating pool from game, options and seats, and save it."""
+    game = Game.objects.filter(id=ladder.game_id, available=True).first()
+    if game is None:
+        raise ServiceError(f"Unknown game {ladder.game_id!r}.", code="unknown_game", fields={"game": ["unknown"]})
+    engine = get_engine(game.id)
+    if not ladder.seats:
+        ladder.seats = engine.default_seats()
+    try:
+        ladder.options = engine.validate_options(ladder.options or {}, ladder.seats)
+        ladder.pool = engine.rating_pool(ladder.options, ladder.seats)
+    except InvalidOptionsError as exc:
+        raise ServiceError(str(exc), code="invalid_options", fields={"options": [str(exc)]}) from exc
+    for name, limit in CLOCK_LIMITS_MS.items():
+        if not 1 <= getattr(ladder, name) <= limit:
+            raise ServiceError(f"{name} is 1 to {limit}.", fields={name: ["out of range"]})
+    if not 1 <= ladder.queued_target <= MAX_QUEUED_TARGET:
+        raise ServiceError(f"queued_target is 1 to {MAX_QUEUED_TARGET}.", fields={"queued_target": ["out of range"]})
+    clash = Ladder.objects.filter(game_id=ladder.game_id, pool=ladder.pool).exclude(pk=ladder.pk).exists()
+    if clash:
+        raise ServiceError(f"There is already a ladder for {ladder.pool}.", fields={"options": ["ladder exists"]})
+    ladder.save()
+    return ladder
+
+
+def ladder_pick(
+    *,
+    candidates: Sequence[LadderCandidate],
+    teams: int,
+    rng: random.Random,
+    rating_scale: float = 200.0,
+) -> list[int] | None:
+    """Version ids for one ladder match, one per team in seat order; None if too few bots.
+
+    Pure: the caller supplies the counts, so a simulation can call it
+    thousands of times without a database.
+    """
+    if teams < 2 or len(candidates) < teams:
+        return None
+    first = min(candidates, key=lambda c: (c.recent, c.total, rng.random()))
+    chosen = [first]
+    rest = [c for c in candidates if c is not first]
+    while len(chosen) < teams:
+        needed = teams - len(chosen)
+        pool = rest
+        # Keeping the counts level comes first: nobody more than LEVEL_SLACK
+        # games ahead of the first pick or, when too few are that close (a
+        # new bot catching up), of the least-played of the rest.
+        kth = sorted(c.recent for c in pool)[needed - 1]
+        floor = first.recent if kth <= first.recent + LEVEL_SLACK else kth
+        pool = [c for c in pool if c.recent <= floor + LEVEL_SLACK]
+        fresh = [c for c in pool if c.version_id not in first.last_opponents]
+        if len(fresh) >= needed:
+            pool = fresh  # then: no immediate rematch while anyone else can play
+        anchor = sum(c.elo for c in chosen) / len(chosen)
+        weights = [math.exp(-abs(c.elo - anchor) / rating_scale) for c in pool]
+        pick = rng.choices(pool, weights=weights)[0]
+        chosen.append(pick)
+        rest.remove(pick)
+    # Who sits first (and so moves first) is drawn too.
+    rng.shuffle(chosen)
+    return [c.version_id for c in chosen]
+
+
+def _match_create(*, ladder: Ladder, lineup: Sequence[int], teams: list[list[int]], rng: random.Random) -> Match:
+    engine = get_engine(ladder.game_id)
+    match = Match.objects.create(
+        kind=Match.Kind.LADDER,
+        game_id=ladder.game_id,
+        engine_version=engine.version,
+        options=ladder.options,
+        seats=ladder.seats,
+        seed=rng.getrandbits(56),
+        rating_pool=ladder.pool,
+        rated=True,
+        move_ms=ladder.move_ms,
+        game_ms=ladder.game_ms,
+        startup_ms=ladder.startup_ms,
+    )
+    MatchSeat.objects.bulk_create(
+        [
+            MatchSeat(match=match, seat=seat, team=team, bot_version_id=lineup[team])
+            for team, team_seats in enumerate(teams)
+            for seat in team_seats
+        ]
+    )
+    return match
+
+
+def ladder_top_up(*, ladder_id: int, now: datetime | None = None, rng: random.Random | None = None) -> list[int]:
+    """Bring one enabled ladder's queued matches up to its target; returns the new match ids.
+
+    The conditional UPDATE on the ladder row is the lock: a second top-up of
+    the same ladder waits for this transaction, then counts what it queued.
+    """
+    now = now or timezone.now()
+    rng = rng or random.Random()
+    created: list[Match] = []
+    with transaction.atomic():
+        if not Ladder.objects.filter(pk=ladder_id, enabled=True).update(topped_up_at=now):
+            return []
+        ladder = Ladder.objects.get(pk=ladder_id)
+        wanted = ladder.queued_target - ladder_queued_count(ladder=ladder)
+        if wanted <= 0:
+            return []
+        teams = get_engine(ladder.game_id).teams(ladder.seats, ladder.options)
+        since = now - timedelta(hours=settings.ARBITER_LADDER_WINDOW_H)
+        candidates = ladder_candidates(ladder=ladder, since=since)
+        by_version = {c.version_id: c for c in candidates}
+        for _ in range(wanted):
+            lineup = ladder_pick(
+                candidates=candidates, teams=len(teams), rng=rng, rating_scale=settings.ARBITER_LADDER_RATING_SCALE
+            )
+            if lineup is None:
+                break
+            created.append(_match_create(ladder=ladder, lineup=lineup, teams=teams, rng=rng))
+            # Count the new match before the next pick, as the database would.
+            for version_id in lineup:
+                entry = by_version[version_id]
+                entry.recent += 1
+                entry.total += 1
+                entry.last_opponents = frozenset(set(lineup) - {version_id})
+
+        def send() -> None:
+            for match in created:
+                match_send(
+                    match_id=match.pk,
+                    seats=match.seats,
+                    startup_ms=match.startup_ms,
+                    game_ms=match.game_ms,
+                    kind=Match.Kind.LADDER,
+                )
+
+        transaction.on_commit(send)
+    if created:
+        logger.info("ladder %s queued matches %s", ladder_id, [m.pk for m in created])
+    return [m.pk for m in created]
+
+
+def ladders_top_up(*, now: datetime | None = None, rng: random.Random | None = None) -> list[int]:
+    """Top up every enabled ladder, but only while other work is scarce; returns the new match ids."""
+    if other_work_queued_count() > settings.ARBITER_LADDER_OTHER_QUEUED_MAX:
+        return []
+    created: list[int] = []
+    for ladder_id in Ladder.objects.filter(enabled=True).order_by("id").values_list("id", flat=True):
+        created += ladder_top_up(ladder_id=ladder_id, now=now, rng=rng)
+    return created
