@@ -248,3 +248,7 @@ LOGGING = {
         "workers": {"handlers": ["console"], "level": os.environ.get("ARBITER_LOG_LEVEL", "INFO")},
     },
 }
+    "ENUM_NAME_OVERRIDES": {
+        "MatchStatusEnum": "tournaments.models.Match.Status",
+        "TournamentStatusEnum": "tournaments.models.Tournament.Status",
+    },

@@ -1,39 +1,111 @@
-"""Bots: upload (multipart), list, detail, new versions, deactivate, rating history."""
+"""Bots: upload (multipart), list, detail, versions (new, retire), deactivate, rating history."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.conf import settings
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import permissions, serializers, status
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.generics import GenericAPIView
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tournaments.api.common import found, user_of
+from tournaments.api.filters import BotFilter
 from tournaments.api.pagination import Pagination
+from tournaments.api.schema import error
+from tournaments.api.throttles import ArbiterScopedThrottle
 from tournaments.models import Bot, BotVersion
 from tournaments.selectors.bots import bot_get, bot_list, bot_versions
 from tournaments.selectors.ratings import bot_ratings, rating_history
+from tournaments.selectors.versions import version_get, version_latest_active
 from tournaments.services.bots import bot_create, bot_deactivate, bot_update, bot_version_create
 from tournaments.services.errors import ForbiddenError, ServiceError
+from tournaments.services.versions import bot_version_retire
+
+UPLOAD_ERRORS = {
+    400: error("A bad package (not an archive, a zip bomb, links, paths leaving it, too many files, ...)."),
+    413: error("The request body is larger than the server accepts."),
+    429: error("Too many uploads; the `uploads` rate applies per user."),
+}
 
 
 class VersionOutputSerializer(serializers.ModelSerializer):
+    retired = serializers.SerializerMethodField()
+
     class Meta:
         model = BotVersion
-        fields = ["id", "number", "filename", "checksum", "size", "kind", "command", "notes", "created"]
+        fields = ["id", "number", "filename", "checksum", "size", "kind", "command", "notes", "created", "retired"]
+
+    def get_retired(self, version: BotVersion) -> bool:
+        return hasattr(version, "retirement")
 
 
 class BotOutputSerializer(serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username")
     game = serializers.CharField(source="game_id")
-    latest_version = serializers.IntegerField(read_only=True, default=None)
+    latest_version = serializers.IntegerField(
+        read_only=True, allow_null=True, default=None, help_text="Number of the newest version (retired or not)."
+    )
 
     class Meta:
         model = Bot
         fields = ["id", "name", "game", "owner", "visibility", "active", "description", "created", "latest_version"]
+
+
+class BotCreatedSerializer(BotOutputSerializer):
+    version = VersionOutputSerializer()
+
+    class Meta(BotOutputSerializer.Meta):
+        fields = [*BotOutputSerializer.Meta.fields, "version"]
+
+
+class RatingRowSerializer(serializers.Serializer):
+    version = serializers.IntegerField(source="bot_version.number")
+    bot_version = serializers.IntegerField(source="bot_version_id")
+    pool = serializers.CharField()
+    elo = serializers.FloatField()
+    games = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    draws = serializers.IntegerField()
+    losses = serializers.IntegerField()
+
+
+class BotDetailSerializer(BotOutputSerializer):
+    current_version = serializers.IntegerField(
+        allow_null=True, help_text="Number of the newest version that is not retired: the one that plays."
+    )
+    versions = VersionOutputSerializer(many=True)
+    ratings = RatingRowSerializer(many=True, help_text="Ratings of the current version (?versions=all: of all).")
+
+    class Meta(BotOutputSerializer.Meta):
+        fields = [*BotOutputSerializer.Meta.fields, "current_version", "versions", "ratings"]
+
+
+class RatingChangeSerializer(serializers.Serializer):
+    match = serializers.IntegerField(source="match_id")
+    version = serializers.IntegerField(source="rating.bot_version.number")
+    pool = serializers.CharField(source="rating.pool")
+    before = serializers.FloatField()
+    after = serializers.FloatField()
+    delta = serializers.FloatField()
+    k = serializers.FloatField()
+    at = serializers.DateTimeField(source="created")
+
+
+class UploadSerializer(serializers.Serializer):
+    package = serializers.FileField(help_text="The bot: a .py file, or a .zip / .tar.gz with main.py or bot.json.")
+    notes = serializers.CharField(required=False, allow_blank=True, default="", max_length=10000)
+
+
+class BotCreateSerializer(UploadSerializer):
+    game = serializers.CharField(max_length=40)
+    name = serializers.CharField(max_length=64)
+    visibility = serializers.ChoiceField(choices=Bot.Visibility.choices, default=Bot.Visibility.PUBLIC)
+    description = serializers.CharField(required=False, allow_blank=True, default="", max_length=10000)
 
 
 def _read_upload(request: Request) -> tuple[bytes, str]:
@@ -51,28 +123,42 @@ def _read_upload(request: Request) -> tuple[bytes, str]:
     return upload.read(), upload.name or "package"
 
 
-class BotListCreateApi(APIView):
-    parser_classes = [MultiPartParser, FormParser, JSONParser]
+class BotListCreateApi(GenericAPIView):
+    # Uploads are multipart only: a JSON body cannot carry a package.
+    parser_classes = [MultiPartParser, FormParser]
+    filterset_class = BotFilter
+    pagination_class = Pagination
+    serializer_class = BotOutputSerializer
+    throttle_classes = [ArbiterScopedThrottle]
+    throttle_scope = "uploads"
 
-    class InputSerializer(serializers.Serializer):
-        game = serializers.CharField(max_length=40)
-        name = serializers.CharField(max_length=64)
-        visibility = serializers.ChoiceField(choices=Bot.Visibility.choices, default=Bot.Visibility.PUBLIC)
-        description = serializers.CharField(required=False, allow_blank=True, default="")
-        notes = serializers.CharField(required=False, allow_blank=True, default="")
+    def get_queryset(self) -> Any:
+        return bot_list(user=user_of(self.request))
 
+    @extend_schema(
+        summary="List bots",
+        responses=BotOutputSerializer(many=True),
+        description="Public bots and your own; staff see every bot.",
+    )
     def get(self, request: Request) -> Response:
-        bots = bot_list(
-            user=user_of(request),
-            game_id=request.query_params.get("game") or None,
-            mine=request.query_params.get("mine") in ("1", "true"),
-        )
-        paginator = Pagination()
-        page = paginator.paginate_queryset(bots, request, view=self)
-        return paginator.get_paginated_response(BotOutputSerializer(page, many=True).data)
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        return self.get_paginated_response(BotOutputSerializer(page, many=True).data)
 
+    @extend_schema(
+        summary="Upload a new bot",
+        description="Creates the bot with version 1. The package is checked completely before anything is stored.",
+        request={"multipart/form-data": BotCreateSerializer},
+        responses={201: BotCreatedSerializer, 409: error("You already have a bot of that name for that game."),
+                   **UPLOAD_ERRORS},
+        examples=[
+            OpenApiExample(
+                "a single-file bot", value={"game": "gamesup", "name": "my-random", "package": "random_bot.py"},
+                request_only=True,
+            )
+        ],
+    )  # fmt: skip
     def post(self, request: Request) -> Response:
-        data = self.InputSerializer(data=request.data)
+        data = BotCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         package, filename = _read_upload(request)
         version = bot_create(
@@ -86,9 +172,8 @@ class BotListCreateApi(APIView):
             filename=filename,
         )
         bot = bot_get(user=request.user, bot_id=version.bot_id)
-        body = dict(BotOutputSerializer(bot).data)
-        body["version"] = VersionOutputSerializer(version).data
-        return Response(body, status=status.HTTP_201_CREATED)
+        bot.version = version  # type: ignore[union-attr]
+        return Response(BotCreatedSerializer(bot).data, status=status.HTTP_201_CREATED)
 
 
 def _visible_bot(request: Request, bot_id: int) -> Bot:
@@ -98,26 +183,39 @@ def _visible_bot(request: Request, bot_id: int) -> Bot:
 class BotDetailApi(APIView):
     class UpdateSerializer(serializers.Serializer):
         visibility = serializers.ChoiceField(choices=Bot.Visibility.choices, required=False)
-        description = serializers.CharField(required=False, allow_blank=True)
+        description = serializers.CharField(required=False, allow_blank=True, max_length=10000)
 
+    @extend_schema(
+        summary="A bot with its versions and ratings",
+        parameters=[
+            OpenApiParameter(
+                "versions", str, enum=["current", "all"], description="Ratings of the current version or of all."
+            )
+        ],
+        responses={200: BotDetailSerializer},
+    )
     def get(self, request: Request, bot_id: int) -> Response:
         bot = _visible_bot(request, bot_id)
-        body: dict[str, Any] = dict(BotOutputSerializer(bot).data)
-        body["versions"] = VersionOutputSerializer(bot_versions(bot=bot), many=True).data
-        body["ratings"] = [
-            {
-                "version": r.bot_version.number,
-                "pool": r.pool,
-                "elo": r.elo,
-                "games": r.games,
-                "wins": r.wins,
-                "draws": r.draws,
-                "losses": r.losses,
-            }
-            for r in bot_ratings(bot=bot)
-        ]
+        which = request.query_params.get("versions") or "current"
+        if which not in ("current", "all"):
+            raise ServiceError("versions is 'current' or 'all'.", fields={"versions": ["invalid choice"]})
+        current = version_latest_active(bot_id=bot.id)
+        ratings = bot_ratings(bot=bot)
+        if which == "current":
+            ratings = ratings.filter(bot_version=current) if current else ratings.none()
+        bot.current_version = current.number if current else None  # type: ignore[attr-defined]
+        bot.versions_list = list(bot_versions(bot=bot).select_related("retirement"))  # type: ignore[attr-defined]
+        body = dict(BotOutputSerializer(bot).data)
+        body["current_version"] = bot.current_version  # type: ignore[attr-defined]
+        body["versions"] = VersionOutputSerializer(bot.versions_list, many=True).data  # type: ignore[attr-defined]
+        body["ratings"] = RatingRowSerializer(ratings, many=True).data
         return Response(body)
 
+    @extend_schema(
+        summary="Change a bot's visibility or description",
+        request=UpdateSerializer,
+        responses={200: BotOutputSerializer},
+    )
     def patch(self, request: Request, bot_id: int) -> Response:
         bot = _visible_bot(request, bot_id)
         data = self.UpdateSerializer(data=request.data)
@@ -126,53 +224,82 @@ class BotDetailApi(APIView):
         return Response(BotOutputSerializer(bot_get(user=request.user, bot_id=bot.id)).data)
 
 
-class BotVersionListCreateApi(APIView):
+class BotVersionListCreateApi(GenericAPIView):
     parser_classes = [MultiPartParser, FormParser]
+    pagination_class = Pagination
+    serializer_class = VersionOutputSerializer
+    throttle_classes = [ArbiterScopedThrottle]
+    throttle_scope = "uploads"
 
+    def get_queryset(self) -> Any:  # for the schema only; get() reads through the selector
+        return BotVersion.objects.none()
+
+    @extend_schema(summary="A bot's versions, oldest first", responses=VersionOutputSerializer(many=True))
     def get(self, request: Request, bot_id: int) -> Response:
         bot = _visible_bot(request, bot_id)
-        paginator = Pagination()
-        page = paginator.paginate_queryset(bot_versions(bot=bot), request, view=self)
-        return paginator.get_paginated_response(VersionOutputSerializer(page, many=True).data)
+        page = self.paginate_queryset(bot_versions(bot=bot).select_related("retirement"))
+        return self.get_paginated_response(VersionOutputSerializer(page, many=True).data)
 
+    @extend_schema(
+        summary="Upload a new version",
+        description="Every upload is a new immutable version, numbered on; it becomes the bot's current version.",
+        request={"multipart/form-data": UploadSerializer},
+        responses={201: VersionOutputSerializer, 409: error("The bot is deactivated."), **UPLOAD_ERRORS},
+    )
     def post(self, request: Request, bot_id: int) -> Response:
         bot = _visible_bot(request, bot_id)
         if bot.owner_id != request.user.id:
             raise ForbiddenError("Only the bot's owner can upload versions.")
+        data = UploadSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
         package, filename = _read_upload(request)
         version = bot_version_create(
-            bot=bot, user=request.user, package=package, filename=filename, notes=str(request.data.get("notes", ""))
+            bot=bot, user=request.user, package=package, filename=filename, notes=data.validated_data["notes"]
         )
         return Response(VersionOutputSerializer(version).data, status=status.HTTP_201_CREATED)
+
+
+class BotVersionRetireApi(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(
+        summary="Retire a version",
+        description="The version stays with its matches and ratings, but no longer plays: new tournaments, "
+        "challenges and the leaderboard use the newest version that is not retired.",
+        request=None,
+        responses={200: VersionOutputSerializer, 409: error("Already retired.")},
+    )
+    def post(self, request: Request, bot_id: int, number: int) -> Response:
+        bot = _visible_bot(request, bot_id)
+        version = found(version_get(bot_id=bot.id, number=number), "version")
+        bot_version_retire(version=version, user=request.user)
+        return Response(VersionOutputSerializer(version_get(bot_id=bot.id, number=number)).data)
 
 
 class BotDeactivateApi(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
+    @extend_schema(summary="Deactivate a bot", request=None, responses={200: BotOutputSerializer})
     def post(self, request: Request, bot_id: int) -> Response:
         bot = _visible_bot(request, bot_id)
         bot_deactivate(bot=bot, user=request.user)
         return Response(BotOutputSerializer(bot_get(user=request.user, bot_id=bot.id)).data)
 
 
-class BotRatingHistoryApi(APIView):
+class BotRatingHistoryApi(GenericAPIView):
+    pagination_class = Pagination
+    serializer_class = RatingChangeSerializer
+
+    def get_queryset(self) -> Any:  # for the schema only
+        return BotVersion.objects.none()
+
+    @extend_schema(
+        summary="A bot's rating history",
+        responses=RatingChangeSerializer(many=True),
+        parameters=[OpenApiParameter("pool", str, description="Only this rating pool.")],
+    )
     def get(self, request: Request, bot_id: int) -> Response:
         bot = _visible_bot(request, bot_id)
         changes = rating_history(bot=bot, pool=request.query_params.get("pool") or None)
-        paginator = Pagination()
-        page = paginator.paginate_queryset(changes, request, view=self)
-        return paginator.get_paginated_response(
-            [
-                {
-                    "match": c.match_id,
-                    "version": c.rating.bot_version.number,
-                    "pool": c.rating.pool,
-                    "before": c.before,
-                    "after": c.after,
-                    "delta": c.delta,
-                    "k": c.k,
-                    "at": c.created,
-                }
-                for c in page
-            ]
-        )
+        page = self.paginate_queryset(changes)
+        return self.get_paginated_response(RatingChangeSerializer(page, many=True).data)

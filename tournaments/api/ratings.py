@@ -2,47 +2,89 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from tournaments.api.common import found, user_of
 from tournaments.api.pagination import Pagination
+from tournaments.models import Rating
 from tournaments.selectors.games import game_default_pool, game_list
 from tournaments.selectors.ratings import leaderboard
+from tournaments.services.errors import ServiceError
 
 
-class LeaderboardApi(APIView):
-    """GET /api/ratings/?game=<id>&pool=<pool> (pool defaults to the default configuration's)."""
+class LeaderboardRowSerializer(serializers.Serializer):
+    place = serializers.IntegerField()
+    bot = serializers.IntegerField()
+    bot_name = serializers.CharField()
+    owner = serializers.CharField()
+    bot_version = serializers.IntegerField()
+    version = serializers.IntegerField()
+    pool = serializers.CharField()
+    elo = serializers.FloatField()
+    games = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    draws = serializers.IntegerField()
+    losses = serializers.IntegerField()
 
-    def get(self, request: Request, game_id: str | None = None) -> Response:
+
+POOL = OpenApiParameter("pool", str, description="Rating pool; the game's default configuration's by default.")
+
+
+class LeaderboardApi(GenericAPIView):
+    """Each visible, active bot's current version, best Elo first."""
+
+    pagination_class = Pagination
+    serializer_class = LeaderboardRowSerializer
+
+    def get_queryset(self) -> Any:  # for the schema only
+        return Rating.objects.none()
+
+    def _board(self, request: Request, game_id: str | None) -> Response:
         game_id = game_id or request.query_params.get("game")
         if not game_id:
-            from tournaments.services.errors import ServiceError
-
             raise ServiceError("Say which game: ?game=<id>.", fields={"game": ["required"]})
         game = found(game_list(include_unavailable=True).filter(id=game_id).first(), "game")
         pool = request.query_params.get("pool") or game_default_pool(game=game)
         ratings = leaderboard(game_id=game.id, pool=pool, user=user_of(request))
-        paginator = Pagination()
-        page = paginator.paginate_queryset(ratings, request, view=self)
-        start = paginator.page.start_index() if page else 1
-        return paginator.get_paginated_response(
-            [
-                {
-                    "place": start + i,
-                    "bot": r.bot_version.bot_id,
-                    "bot_name": r.bot_version.bot.name,
-                    "owner": r.bot_version.bot.owner.username,
-                    "bot_version": r.bot_version_id,
-                    "version": r.bot_version.number,
-                    "pool": r.pool,
-                    "elo": r.elo,
-                    "games": r.games,
-                    "wins": r.wins,
-                    "draws": r.draws,
-                    "losses": r.losses,
-                }
-                for i, r in enumerate(page)
-            ]
-        )
+        page = self.paginate_queryset(ratings)
+        start = self.paginator.page.start_index() if page else 1  # type: ignore[union-attr]
+        rows = [
+            {
+                "place": start + i,
+                "bot": r.bot_version.bot_id,
+                "bot_name": r.bot_version.bot.name,
+                "owner": r.bot_version.bot.owner.username,
+                "bot_version": r.bot_version_id,
+                "version": r.bot_version.number,
+                "pool": r.pool,
+                "elo": r.elo,
+                "games": r.games,
+                "wins": r.wins,
+                "draws": r.draws,
+                "losses": r.losses,
+            }
+            for i, r in enumerate(page or [])
+        ]
+        return self.get_paginated_response(rows)
+
+
+class RatingListApi(LeaderboardApi):
+    @extend_schema(
+        summary="Leaderboard of a game",
+        responses=LeaderboardRowSerializer(many=True),
+        parameters=[OpenApiParameter("game", str, required=True, description="The game's id."), POOL],
+    )
+    def get(self, request: Request) -> Response:
+        return self._board(request, None)
+
+
+class GameLeaderboardApi(LeaderboardApi):
+    @extend_schema(summary="Leaderboard of a game", parameters=[POOL], responses=LeaderboardRowSerializer(many=True))
+    def get(self, request: Request, game_id: str) -> Response:
+        return self._board(request, game_id)

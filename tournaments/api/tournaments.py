@@ -2,22 +2,30 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers, status
+from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tournaments.api.common import found
+from tournaments.api.filters import TournamentFilter
 from tournaments.api.pagination import Pagination
+from tournaments.api.schema import error
 from tournaments.models import Tournament
 from tournaments.selectors.standings import tournament_crosstable, tournament_progress, tournament_standings
 from tournaments.selectors.tournaments import tournament_get, tournament_list, tournament_participants
-from tournaments.services.tournaments import tournament_cancel, tournament_create, tournament_start
+from tournaments.services.tournaments import tournament_cancel, tournament_start
+from tournaments.services.versions import tournament_create_pinned
 
 
 class TournamentOutputSerializer(serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username")
     game = serializers.CharField(source="game_id")
+    options = serializers.DictField(child=serializers.JSONField())
 
     class Meta:
         model = Tournament
@@ -28,47 +36,118 @@ class TournamentOutputSerializer(serializers.ModelSerializer):
         ]  # fmt: skip
 
 
+class ParticipantSerializer(serializers.Serializer):
+    bot_version = serializers.IntegerField()
+    bot = serializers.IntegerField()
+    bot_name = serializers.CharField()
+    version = serializers.IntegerField()
+
+
+class ProgressSerializer(serializers.Serializer):
+    total = serializers.IntegerField()
+    queued = serializers.IntegerField()
+    running = serializers.IntegerField()
+    finished = serializers.IntegerField()
+    errored = serializers.IntegerField()
+    cancelled = serializers.IntegerField()
+
+
+class TournamentDetailSerializer(TournamentOutputSerializer):
+    participants = ParticipantSerializer(many=True)
+    progress = ProgressSerializer()
+
+    class Meta(TournamentOutputSerializer.Meta):
+        fields = [*TournamentOutputSerializer.Meta.fields, "participants", "progress"]
+
+
+class StandingsSerializer(serializers.Serializer):
+    tournament = serializers.IntegerField()
+    status = serializers.CharField()
+    rating_pool = serializers.CharField()
+    progress = ProgressSerializer()
+    standings = serializers.ListField(
+        child=serializers.DictField(child=serializers.JSONField()),
+        help_text="Per participant, best first: place, games, W/D/L, points, score %, Sonneborn-Berger, forfeits, "
+        "Elo and performance.",
+    )
+
+
+class CrosstableSerializer(serializers.Serializer):
+    tournament = serializers.IntegerField()
+    participants = ParticipantSerializer(many=True)
+    rows = serializers.ListField(child=serializers.JSONField(), help_text="One row per participant, standings order.")
+
+
+class TournamentInputSerializer(serializers.Serializer):
+    game = serializers.CharField(max_length=40)
+    name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    participants = serializers.ListField(
+        child=serializers.IntegerField(), min_length=1, max_length=200, help_text="Bot ids."
+    )
+    versions = serializers.ListField(
+        child=serializers.IntegerField(),
+        required=False,
+        default=list,
+        max_length=200,
+        help_text="Bot version ids to pin (one per bot, each bot a participant); other bots play their newest "
+        "version that is not retired.",
+    )
+    options = serializers.DictField(required=False, default=dict)
+    seats = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=2, max_value=100)
+    format = serializers.ChoiceField(choices=Tournament.Format.choices, default=Tournament.Format.SINGLE)
+    games_per_pairing = serializers.IntegerField(default=2, min_value=1, max_value=100)
+    move_ms = serializers.IntegerField(default=1000, min_value=1, max_value=60_000)
+    game_ms = serializers.IntegerField(default=60000, min_value=1, max_value=3_600_000)
+    startup_ms = serializers.IntegerField(default=10000, min_value=1, max_value=60_000)
+    rated = serializers.BooleanField(default=True)
+    start = serializers.BooleanField(default=False, help_text="Start at once (else POST .../start/ later).")
+
+
 def _tournament(tournament_id: int) -> Tournament:
     return found(tournament_get(tournament_id=tournament_id), "tournament")
 
 
-def _detail(tournament: Tournament) -> dict:
+def _detail(tournament: Tournament) -> dict[str, Any]:
     body = dict(TournamentOutputSerializer(tournament).data)
     body["participants"] = tournament_participants(tournament=tournament)
     body["progress"] = tournament_progress(tournament=tournament)
     return body
 
 
-class TournamentListCreateApi(APIView):
-    class InputSerializer(serializers.Serializer):
-        game = serializers.CharField(max_length=40)
-        name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
-        participants = serializers.ListField(child=serializers.IntegerField(), min_length=1, max_length=200)
-        options = serializers.DictField(required=False, default=dict)
-        seats = serializers.IntegerField(required=False, allow_null=True, default=None)
-        format = serializers.ChoiceField(choices=Tournament.Format.choices, default=Tournament.Format.SINGLE)
-        games_per_pairing = serializers.IntegerField(default=2)
-        move_ms = serializers.IntegerField(default=1000)
-        game_ms = serializers.IntegerField(default=60000)
-        startup_ms = serializers.IntegerField(default=10000)
-        rated = serializers.BooleanField(default=True)
-        start = serializers.BooleanField(default=False)
+class TournamentListCreateApi(GenericAPIView):
+    filterset_class = TournamentFilter
+    pagination_class = Pagination
+    serializer_class = TournamentOutputSerializer
 
+    def get_queryset(self) -> Any:
+        return tournament_list()
+
+    @extend_schema(summary="List tournaments", responses=TournamentOutputSerializer(many=True))
     def get(self, request: Request) -> Response:
-        tournaments = tournament_list(
-            game_id=request.query_params.get("game") or None, status=request.query_params.get("status") or None
-        )
-        paginator = Pagination()
-        page = paginator.paginate_queryset(tournaments, request, view=self)
-        return paginator.get_paginated_response(TournamentOutputSerializer(page, many=True).data)
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        return self.get_paginated_response(TournamentOutputSerializer(page, many=True).data)
 
+    @extend_schema(
+        summary="Create a round robin",
+        request=TournamentInputSerializer,
+        responses={201: TournamentDetailSerializer},
+        examples=[
+            OpenApiExample(
+                "two bots, double round robin",
+                value={"game": "gamesup", "participants": [1, 2], "format": "double", "games_per_pairing": 2,
+                       "move_ms": 1000, "game_ms": 60000, "startup_ms": 10000, "start": True},
+                request_only=True,
+            )
+        ],
+    )  # fmt: skip
     def post(self, request: Request) -> Response:
-        data = self.InputSerializer(data=request.data)
+        data = TournamentInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = dict(data.validated_data)
         start = values.pop("start")
-        tournament = tournament_create(
+        tournament = tournament_create_pinned(
             owner=request.user,
+            version_ids=values.pop("versions"),
             game_id=values.pop("game"),
             bot_ids=values.pop("participants"),
             **values,
@@ -79,23 +158,36 @@ class TournamentListCreateApi(APIView):
 
 
 class TournamentDetailApi(APIView):
+    @extend_schema(summary="A tournament with participants and progress", responses={200: TournamentDetailSerializer})
     def get(self, request: Request, tournament_id: int) -> Response:
         return Response(_detail(_tournament(tournament_id)))
 
 
 class TournamentStartApi(APIView):
+    @extend_schema(
+        summary="Start a draft tournament",
+        request=None,
+        responses={200: TournamentDetailSerializer, 409: error("The tournament is not a draft.")},
+    )
     def post(self, request: Request, tournament_id: int) -> Response:
         tournament = tournament_start(tournament=_tournament(tournament_id), user=request.user)
         return Response(_detail(_tournament(tournament.id)))
 
 
 class TournamentCancelApi(APIView):
+    @extend_schema(
+        summary="Cancel a tournament",
+        description="Queued matches are cancelled; running ones finish.",
+        request=None,
+        responses={200: TournamentDetailSerializer, 409: error("Already finished or cancelled.")},
+    )
     def post(self, request: Request, tournament_id: int) -> Response:
         tournament = tournament_cancel(tournament=_tournament(tournament_id), user=request.user)
         return Response(_detail(_tournament(tournament.id)))
 
 
 class TournamentStandingsApi(APIView):
+    @extend_schema(summary="Standings", responses={200: StandingsSerializer})
     def get(self, request: Request, tournament_id: int) -> Response:
         tournament = _tournament(tournament_id)
         return Response(
@@ -110,6 +202,7 @@ class TournamentStandingsApi(APIView):
 
 
 class TournamentCrosstableApi(APIView):
+    @extend_schema(summary="Crosstable", responses={200: CrosstableSerializer})
     def get(self, request: Request, tournament_id: int) -> Response:
         tournament = _tournament(tournament_id)
         return Response({"tournament": tournament.id, **tournament_crosstable(tournament=tournament)})

@@ -1,8 +1,9 @@
 """Routes of the REST API (mounted at /api/)."""
 
 from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from tournaments.api import auth, bots, games, matches, ratings, tournaments
+from tournaments.api import auth, bots, challenges, games, matches, ratings, tournaments
 
 urlpatterns = [
     path("auth/token/", auth.TokenApi.as_view(), name="api-token"),
@@ -11,10 +12,15 @@ urlpatterns = [
     path("games/", games.GameListApi.as_view(), name="api-games"),
     path("games/<str:game_id>/", games.GameDetailApi.as_view(), name="api-game"),
     path("games/<str:game_id>/rules/", games.GameRulesApi.as_view(), name="api-game-rules"),
-    path("games/<str:game_id>/leaderboard/", ratings.LeaderboardApi.as_view(), name="api-game-leaderboard"),
+    path("games/<str:game_id>/leaderboard/", ratings.GameLeaderboardApi.as_view(), name="api-game-leaderboard"),
     path("bots/", bots.BotListCreateApi.as_view(), name="api-bots"),
     path("bots/<int:bot_id>/", bots.BotDetailApi.as_view(), name="api-bot"),
     path("bots/<int:bot_id>/versions/", bots.BotVersionListCreateApi.as_view(), name="api-bot-versions"),
+    path(
+        "bots/<int:bot_id>/versions/<int:number>/retire/",
+        bots.BotVersionRetireApi.as_view(),
+        name="api-bot-version-retire",
+    ),
     path("bots/<int:bot_id>/deactivate/", bots.BotDeactivateApi.as_view(), name="api-bot-deactivate"),
     path("bots/<int:bot_id>/ratings/", bots.BotRatingHistoryApi.as_view(), name="api-bot-ratings"),
     path("tournaments/", tournaments.TournamentListCreateApi.as_view(), name="api-tournaments"),
@@ -39,5 +45,11 @@ urlpatterns = [
     ),
     path("matches/", matches.MatchListApi.as_view(), name="api-matches"),
     path("matches/<int:match_id>/", matches.MatchDetailApi.as_view(), name="api-match"),
-    path("ratings/", ratings.LeaderboardApi.as_view(), name="api-ratings"),
+    path("ratings/", ratings.RatingListApi.as_view(), name="api-ratings"),
+    path("challenges/", challenges.ChallengeListCreateApi.as_view(), name="api-challenges"),
+    path("challenges/<int:challenge_id>/", challenges.ChallengeDetailApi.as_view(), name="api-challenge"),
+    # The OpenAPI 3 schema and its interactive docs (assets from drf-spectacular-sidecar, no CDN).
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("docs/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
 ]
