@@ -232,6 +232,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "MatchStatusEnum": "tournaments.models.Match.Status",
+        "TournamentStatusEnum": "tournaments.models.Tournament.Status",
+    },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "tournaments.api.schema.add_error_responses",
@@ -248,7 +252,3 @@ LOGGING = {
         "workers": {"handlers": ["console"], "level": os.environ.get("ARBITER_LOG_LEVEL", "INFO")},
     },
 }
-    "ENUM_NAME_OVERRIDES": {
-        "MatchStatusEnum": "tournaments.models.Match.Status",
-        "TournamentStatusEnum": "tournaments.models.Tournament.Status",
-    },
