@@ -10,11 +10,16 @@ from tournaments.models import Bot, BotVersion, Rating, RatingChange
 
 
 def leaderboard(*, game_id: str, pool: str, user: Any = None) -> QuerySet[Rating]:
-    """Ratings of each visible, active bot's latest version in a rating pool.
+    """Ratings of each visible, active bot's latest version (not retired) in a rating pool.
 
     The latest version is the one shown; older versions keep their rows for history.
     """
-    latest = BotVersion.objects.filter(bot_id=OuterRef("bot_version__bot_id")).order_by("-number").values("id")[:1]
+    # Retired versions (models_challenges.BotVersionRetirement) no longer stand for their bot.
+    latest = (
+        BotVersion.objects.filter(bot_id=OuterRef("bot_version__bot_id"), retirement__isnull=True)
+        .order_by("-number")
+        .values("id")[:1]
+    )
     ratings = (
         Rating.objects.filter(pool=pool, bot_version__bot__game_id=game_id, bot_version__bot__active=True)
         .filter(bot_version_id=Subquery(latest))
