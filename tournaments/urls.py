@@ -19,3 +19,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("", RedirectView.as_view(url="/api/games/", permanent=False)),
 ]
+
+# -- public API: a fault outside the API views still answers /api/ in the error shape --
+handler500 = "tournaments.api.errors.server_error"

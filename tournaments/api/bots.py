@@ -8,7 +8,7 @@ from django.conf import settings
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import permissions, serializers, status
 from rest_framework.generics import GenericAPIView
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import BaseParser, FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -108,10 +108,24 @@ class BotCreateSerializer(UploadSerializer):
     description = serializers.CharField(required=False, allow_blank=True, default="", max_length=10000)
 
 
+class AnyBodyParser(BaseParser):
+    """Accepts a body of any other type as no fields, so a wrong content type is a 400 "package required"."""
+
+    media_type = "*/*"
+
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> dict[str, Any]:
+        return {}
+
+
+UPLOAD_PARSERS = [MultiPartParser, FormParser, AnyBodyParser]
+
+
 def _read_upload(request: Request) -> tuple[bytes, str]:
     upload = request.FILES.get("package")
     if upload is None:
-        raise ServiceError("Attach the bot as a file field named 'package'.", fields={"package": ["required"]})
+        raise ServiceError(
+            "Send multipart/form-data with the bot as a file field named 'package'.", fields={"package": ["required"]}
+        )
     limit = settings.ARBITER_MAX_PACKAGE_BYTES
     # Refuse before reading the whole upload into memory.
     if upload.size > limit:
@@ -124,8 +138,8 @@ def _read_upload(request: Request) -> tuple[bytes, str]:
 
 
 class BotListCreateApi(GenericAPIView):
-    # Uploads are multipart only: a JSON body cannot carry a package.
-    parser_classes = [MultiPartParser, FormParser]
+    # Uploads are multipart; any other body is answered with a 400 (see AnyBodyParser).
+    parser_classes = UPLOAD_PARSERS
     filterset_class = BotFilter
     pagination_class = Pagination
     serializer_class = BotOutputSerializer
@@ -225,7 +239,7 @@ class BotDetailApi(APIView):
 
 
 class BotVersionListCreateApi(GenericAPIView):
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = UPLOAD_PARSERS
     pagination_class = Pagination
     serializer_class = VersionOutputSerializer
     throttle_classes = [ArbiterScopedThrottle]

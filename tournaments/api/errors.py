@@ -7,7 +7,8 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.http import Http404, HttpRequest, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -65,3 +66,14 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
 def not_found_json(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
     """Unknown URLs under /api/ answer in the same shape."""
     return JsonResponse(error_body("not_found", "Not found."), status=status.HTTP_404_NOT_FOUND)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """Django's 500 handler: JSON in the error shape under /api/, Django's page elsewhere.
+
+    Faults inside API views are already answered by ``exception_handler``;
+    this covers the rest (middleware, URL resolution).
+    """
+    if request.path.startswith("/api/"):
+        return JsonResponse(error_body("server_error", "Internal server error."), status=500)
+    return defaults.server_error(request)
