@@ -165,9 +165,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BEAT_SCHEDULE = {
-    "sweep-stale-matches": {"task": "workers.tasks.matches_sweep", "schedule": 60.0},
-}
+# Periodic tasks are added in workers/celery_app.py (their intervals are settings below).
+CELERY_BEAT_SCHEDULE: dict = {}
 
 # -- kinds of work, start times, recurring schedules, ladders (docs/organisers.md) --
 # One queue per kind of match, named after the default queue, so a test run's
@@ -209,6 +208,26 @@ ARBITER_MAX_PACKAGE_BYTES = _env_int("ARBITER_MAX_PACKAGE_BYTES", 5 * 1024 * 102
 ARBITER_PACKAGE_CACHE = Path(os.environ.get("ARBITER_PACKAGE_CACHE", VAR_DIR / "packages"))
 # Extra seconds on top of a match's clocks before Celery's time limits strike.
 ARBITER_TASK_MARGIN_S = _env_int("ARBITER_TASK_MARGIN_S", 60)
+
+# -- leases, sweeper, dispatcher (docs/operations.md) -------------------------------
+# A running match is its worker's while the worker renews the lease (a heartbeat every
+# ARBITER_HEARTBEAT_S); the sweeper re-runs a match whose lease is older than ARBITER_LEASE_S.
+ARBITER_LEASE_S = float(os.environ.get("ARBITER_LEASE_S", "180"))
+ARBITER_HEARTBEAT_S = float(os.environ.get("ARBITER_HEARTBEAT_S", "20"))
+ARBITER_SWEEP_EVERY_S = float(os.environ.get("ARBITER_SWEEP_EVERY_S", "30"))
+# The dispatcher re-sends a QUEUED match whose last message is older than this (lost by the broker).
+ARBITER_DISPATCH_AFTER_S = float(os.environ.get("ARBITER_DISPATCH_AFTER_S", "300"))
+ARBITER_DISPATCH_EVERY_S = float(os.environ.get("ARBITER_DISPATCH_EVERY_S", "60"))
+ARBITER_DISPATCH_BATCH = _env_int("ARBITER_DISPATCH_BATCH", 2000)
+# PostgreSQL ends a session left idle inside a transaction this long, releasing its row
+# locks: a worker cut off mid-transaction cannot stall everyone else's results (0: never).
+ARBITER_DB_IDLE_TX_TIMEOUT_S = _env_int("ARBITER_DB_IDLE_TX_TIMEOUT_S", 60)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and ARBITER_DB_IDLE_TX_TIMEOUT_S > 0:
+    _db_options = DATABASES["default"].setdefault("OPTIONS", {})
+    _db_options["options"] = (
+        f"{_db_options.get('options', '')} -c idle_in_transaction_session_timeout={ARBITER_DB_IDLE_TX_TIMEOUT_S * 1000}"
+    ).strip()
+# -- end leases, sweeper, dispatcher -------------------------------------------------
 
 # -- public API: schema and docs, filters, throttles, challenges -------------------
 # (drf-spectacular serves Swagger UI and Redoc from the sidecar package: no CDN.)

@@ -38,3 +38,24 @@ def _schedules_beat(sender: Celery, **kwargs: object) -> None:
 
 
 # -- end beat: start times, recurring schedules, ladders --
+
+
+# -- beat: lease sweeper and dispatcher (docs/operations.md) --
+# Intervals come from settings (env ARBITER_SWEEP_EVERY_S, ARBITER_DISPATCH_EVERY_S).
+# Both tasks are cheap and idempotent; they share the beat queue, which a small
+# worker on the scheduler machine should consume (-Q <queue>.beat) so they never
+# wait behind long matches.  A few intervals of expiry keep a backlog bounded.
+@app.on_after_configure.connect
+def _exactly_once_beat(sender: Celery, **kwargs: object) -> None:
+    from django.conf import settings
+
+    for name, task, every in (
+        ("arbiter-matches-sweep", "workers.tasks.matches_sweep", settings.ARBITER_SWEEP_EVERY_S),
+        ("arbiter-matches-dispatch", "workers.tasks.matches_dispatch", settings.ARBITER_DISPATCH_EVERY_S),
+    ):
+        sender.add_periodic_task(
+            every, sender.signature(task), name=name, queue=settings.ARBITER_BEAT_QUEUE, expires=4 * every
+        )
+
+
+# -- end beat: lease sweeper and dispatcher --

@@ -22,7 +22,9 @@ from django.db import connection
 
 from tournaments.selectors.bots import bot_version_package
 from tournaments.selectors.matches import MatchSpec, match_spec, matches_queued
+from tournaments.services.dispatch import matches_dispatch as dispatch_queued
 from tournaments.services.games import game_sync
+from tournaments.services.leases import matches_expire_leases, worker_identity
 from tournaments.services.matches import (
     MatchOutcome,
     SeatOutcome,
@@ -30,13 +32,10 @@ from tournaments.services.matches import (
     match_heartbeat,
     match_record_error,
     match_record_result,
-    matches_requeue_stale,
 )
 from tournaments.services.queue import match_send
 
 logger = logging.getLogger(__name__)
-
-HEARTBEAT_EVERY_S = 20.0
 
 
 class PackageUnavailableError(Exception):
@@ -72,10 +71,12 @@ def _program_for(*, version_id: int, checksum: str, command: list[str]):  # -> w
 
 
 def _heartbeat(match_id: int, attempt: int, stop: threading.Event) -> None:
-    """Tell the database this attempt is alive until ``stop`` is set (own DB connection)."""
+    """Renew this attempt's lease until ``stop`` is set (own DB connection; services/leases.py)."""
     try:
-        while not stop.wait(HEARTBEAT_EVERY_S):
+        while not stop.wait(settings.ARBITER_HEARTBEAT_S):
             if not match_heartbeat(match_id=match_id, attempt=attempt):
+                # The sweeper gave the match to someone else: our result will be dropped.
+                logger.warning("match %s attempt %s lost its lease", match_id, attempt)
                 return
     finally:
         connection.close()
@@ -123,7 +124,7 @@ def run_match(self, match_id: int) -> str:
     from workers.referee import InfrastructureError
 
     # (Celery's Django fix-up closes stale database connections around each task.)
-    worker = f"{self.request.hostname or 'worker'}:{threading.get_native_id()}"
+    worker = worker_identity(hostname=self.request.hostname)
     attempt = match_claim(match_id=match_id, worker=worker)
     if attempt is None:
         return "not claimed"
@@ -167,8 +168,14 @@ def tournament_enqueue(tournament_id: int) -> int:
 
 @shared_task(ignore_result=True, name="workers.tasks.matches_sweep")
 def matches_sweep() -> int:
-    """Re-queue running matches whose worker stopped heartbeating (scheduled by beat)."""
-    return matches_requeue_stale()
+    """Re-queue (or error) running matches whose lease expired (scheduled by beat)."""
+    return matches_expire_leases()
+
+
+@shared_task(ignore_result=True, name="workers.tasks.matches_dispatch")
+def matches_dispatch() -> int:
+    """Re-send queued matches whose message the broker may have lost (scheduled by beat)."""
+    return dispatch_queued()
 
 
 # -- beat: start times, recurring schedules, ladders (docs/organisers.md) --

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F
-from django.utils import timezone
 
 from tournaments.models import Match, MatchSeat, Tournament
+from tournaments.services.clock import db_now
 from tournaments.services.queue import match_send
 from tournaments.services.ratings import ratings_apply_match
 from tournaments.services.tournaments import tournament_finish_if_done
@@ -26,8 +25,6 @@ from tournaments.services.tournaments import tournament_finish_if_done
 logger = logging.getLogger(__name__)
 
 STDERR_LIMIT = 64 * 1024
-# A running match whose worker has not said anything for this long is presumed lost.
-HEARTBEAT_STALE = timedelta(minutes=3)
 
 
 @dataclass(frozen=True)
@@ -54,7 +51,7 @@ class MatchOutcome:
 
 def match_claim(*, match_id: int, worker: str) -> int | None:
     """Take a queued match for this worker; returns the attempt number, or None if someone else has it."""
-    now = timezone.now()
+    now = db_now()  # the database's clock: workers on several hosts share it (services/clock.py)
     with transaction.atomic():
         claimed = Match.objects.filter(id=match_id, status=Match.Status.QUEUED).update(
             status=Match.Status.RUNNING,
@@ -71,11 +68,9 @@ def match_claim(*, match_id: int, worker: str) -> int | None:
 
 def match_heartbeat(*, match_id: int, attempt: int) -> bool:
     """Note that the worker running this attempt is alive; False when the match is no longer ours."""
-    return bool(
-        Match.objects.filter(id=match_id, status=Match.Status.RUNNING, attempt=attempt).update(
-            heartbeat_at=timezone.now()
-        )
-    )
+    from tournaments.services.leases import match_lease_renew
+
+    return match_lease_renew(match_id=match_id, attempt=attempt)
 
 
 def _lock_running(*, match_id: int, attempt: int) -> Match | None:
@@ -135,8 +130,9 @@ def match_record_result(*, match_id: int, attempt: int, outcome: MatchOutcome) -
         if match.rated:
             ratings_apply_match(match=match, seats=seats)
         # Taken after the rating rows are locked: for two matches sharing a bot,
-        # finish order is the order their rating changes were applied.
-        match.finished_at = timezone.now()
+        # finish order is the order their rating changes were applied.  The
+        # database's clock, so workers on hosts with skewed clocks agree too.
+        match.finished_at = db_now()
         match.save(update_fields=["status", "moves", "result_reason", "error_reason", "engine_version", "finished_at"])
         if match.tournament_id is not None:
             tournament_finish_if_done(tournament_id=match.tournament_id)
@@ -161,12 +157,16 @@ def match_record_error(*, match_id: int, attempt: int, reason: str, retry: bool 
             match.save(update_fields=["status", "error_reason", "worker"])
             transaction.on_commit(
                 lambda: match_send(
-                    match_id=match.pk, seats=match.seats, startup_ms=match.startup_ms, game_ms=match.game_ms
+                    match_id=match.pk,
+                    seats=match.seats,
+                    startup_ms=match.startup_ms,
+                    game_ms=match.game_ms,
+                    kind=match.kind,  # back to its own queue
                 )
             )
         else:
             match.status = Match.Status.ERRORED
-            match.finished_at = timezone.now()
+            match.finished_at = db_now()
             match.save(update_fields=["status", "error_reason", "worker", "finished_at"])
             if match.tournament_id is not None:
                 tournament_finish_if_done(tournament_id=match.tournament_id)
@@ -185,7 +185,7 @@ def matches_requeue_errored(*, match_ids: list[int] | None = None, tournament: T
         if tournament is not None:
             matches = matches.filter(tournament=tournament)
         matches = matches.exclude(tournament__status=Tournament.Status.CANCELLED)
-        rows = list(matches.values("id", "seats", "startup_ms", "game_ms", "tournament_id"))
+        rows = list(matches.values("id", "seats", "startup_ms", "game_ms", "tournament_id", "kind"))
         ids = [r["id"] for r in rows]
         Match.objects.filter(id__in=ids).update(status=Match.Status.QUEUED, finished_at=None)
         # A finished tournament with errored matches runs again until they are done.
@@ -196,22 +196,16 @@ def matches_requeue_errored(*, match_ids: list[int] | None = None, tournament: T
 
         def send() -> None:
             for r in rows:
-                match_send(match_id=r["id"], seats=r["seats"], startup_ms=r["startup_ms"], game_ms=r["game_ms"])
+                match_send(
+                    match_id=r["id"], seats=r["seats"], startup_ms=r["startup_ms"], game_ms=r["game_ms"], kind=r["kind"]
+                )
 
         transaction.on_commit(send)
     return len(ids)
 
 
 def matches_requeue_stale(*, now: Any = None) -> int:
-    """Re-run RUNNING matches whose worker stopped heartbeating (the sweeper); returns how many."""
-    now = now or timezone.now()
-    stale = list(
-        Match.objects.filter(status=Match.Status.RUNNING, heartbeat_at__lt=now - HEARTBEAT_STALE).values_list(
-            "id", "attempt"
-        )
-    )
-    count = 0
-    for match_id, attempt in stale:
-        if match_record_error(match_id=match_id, attempt=attempt, reason="worker lost: no heartbeat"):
-            count += 1
-    return count
+    """Re-run RUNNING matches whose lease expired (the sweeper, services/leases.py); returns how many."""
+    from tournaments.services.leases import matches_expire_leases
+
+    return matches_expire_leases(now=now)

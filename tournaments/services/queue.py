@@ -27,6 +27,12 @@ def match_send(*, match_id: int, seats: int, startup_ms: int, game_ms: int, kind
         seats=seats, startup_ms=startup_ms, game_ms=game_ms, margin_s=settings.ARBITER_TASK_MARGIN_S
     )
     queue = settings.ARBITER_QUEUES.get(kind, settings.CELERY_TASK_DEFAULT_QUEUE)
+    # -- dispatcher (services/dispatch.py): note when the match's latest message left --
+    from tournaments.models import Match
+    from tournaments.services.clock import db_now
+
+    Match.objects.filter(id=match_id, status=Match.Status.QUEUED).update(enqueued_at=db_now())
+    # -- end dispatcher --
     app.send_task(RUN_MATCH, args=[match_id], soft_time_limit=soft, time_limit=hard, queue=queue)
 
 
