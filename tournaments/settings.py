@@ -192,7 +192,7 @@ ARBITER_LADDER_POLL_S = float(os.environ.get("ARBITER_LADDER_POLL_S", "5"))
 ARBITER_LADDER_OTHER_QUEUED_MAX = _env_int("ARBITER_LADDER_OTHER_QUEUED_MAX", 0)
 # "Recent" ladder games, for keeping every bot's share level: this many hours back.
 ARBITER_LADDER_WINDOW_H = float(os.environ.get("ARBITER_LADDER_WINDOW_H", "24"))
-# Opponents are drawn with weight exp(-|rating distance| / scale).
+# Opponents are drawn with weight exp(-(rating distance / scale) ** 2).
 ARBITER_LADDER_RATING_SCALE = float(os.environ.get("ARBITER_LADDER_RATING_SCALE", "200"))
 # -- end kinds of work, start times, recurring schedules, ladders --
 

@@ -11,7 +11,8 @@ Who plays (``ladder_pick``): the bot with the fewest recent ladder games
 plays first, so a new version gets its games at once and nobody falls
 behind; its opponents are drawn at random, weighted towards a near rating,
 among bots not more than ``LEVEL_SLACK`` games ahead of it, and not from
-its previous match when there is anyone else.  Because every match
+its previous match when there is anyone else.  The weight of an
+opponent ``d`` points away is ``exp(-(d / scale)^2)``.  Because every match
 includes the least-played bot and nobody more than ``LEVEL_SLACK`` ahead
 of it, once the counts are level they stay within ``LEVEL_SLACK + 1`` of
 each other.
@@ -103,7 +104,7 @@ def ladder_pick(
         if len(fresh) >= needed:
             pool = fresh  # then: no immediate rematch while anyone else can play
         anchor = sum(c.elo for c in chosen) / len(chosen)
-        weights = [math.exp(-abs(c.elo - anchor) / rating_scale) for c in pool]
+        weights = [math.exp(-(((c.elo - anchor) / rating_scale) ** 2)) for c in pool]
         pick = rng.choices(pool, weights=weights)[0]
         chosen.append(pick)
         rest.remove(pick)

@@ -1,0 +1,14 @@
+"""Fixtures for the schedule and ladder tests: the service suite's users, bots and databases."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.service.conftest import database, make_bot, other, play, staff, user  # noqa: F401
+from tournaments.services.games import game_sync
+
+
+@pytest.fixture
+def games(db: None) -> None:
+    """The engines registered as games."""
+    game_sync()
