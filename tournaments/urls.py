@@ -22,3 +22,7 @@ urlpatterns = [
 
 # -- public API: a fault outside the API views still answers /api/ in the error shape --
 handler500 = "tournaments.api.errors.server_error"
+
+# -- pages for people (tournaments/web/): leaderboards, tournaments, bots, match replays --
+urlpatterns += [path("", include("tournaments.web.urls"))]
+# -- end pages --

@@ -1,0 +1,108 @@
+"""Rating history drawn as inline SVG on the server: no script, no external asset."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.utils.html import format_html
+from django.utils.safestring import SafeString, mark_safe
+
+from tournaments.models import RatingChange
+
+COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
+WIDTH, HEIGHT = 640, 220
+LEFT, RIGHT, TOP, BOTTOM = 48, 12, 12, 28
+
+
+@dataclass(frozen=True)
+class Point:
+    index: int  # position of the change among the pool's changes, 0 = the starting rating
+    elo: float
+    version: int
+    match_id: int | None
+
+
+def rating_series(changes: Iterable[RatingChange]) -> dict[str, list[Point]]:
+    """Per pool, the Elo after every change (oldest first), each version starting from its first 'before'."""
+    by_pool: dict[str, list[Point]] = defaultdict(list)
+    for change in changes:
+        points = by_pool[change.rating.pool]
+        version = change.rating.bot_version.number
+        if not points or points[-1].version != version:
+            points.append(Point(len(points), change.before, version, None))
+        points.append(Point(len(points), change.after, version, change.match_id))
+    return dict(by_pool)
+
+
+def rating_chart_svg(points: list[Point], *, title: str = "") -> SafeString:
+    """One pool's history: a polyline per version over a labelled Elo axis."""
+    if not points:
+        return mark_safe("")
+    low = min(p.elo for p in points)
+    high = max(p.elo for p in points)
+    if high - low < 20:  # keep a flat history readable
+        mid = (high + low) / 2
+        low, high = mid - 10, mid + 10
+    pad = (high - low) * 0.08
+    low, high = low - pad, high + pad
+    span_x = max(1, len(points) - 1)
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+
+    def x(i: int) -> float:
+        return LEFT + plot_w * i / span_x
+
+    def y(elo: float) -> float:
+        return TOP + plot_h * (high - elo) / (high - low)
+
+    ticks = [low + (high - low) * k / 4 for k in range(5)]
+    # Numbers are formatted here; the only text from the database (pool, title) is escaped.
+    parts = [
+        f'<line x1="{LEFT}" y1="{y(t):.1f}" x2="{WIDTH - RIGHT}" y2="{y(t):.1f}" class="grid"/>'
+        f'<text x="{LEFT - 4}" y="{y(t) + 4:.1f}" class="axis" text-anchor="end">{t:.0f}</text>'
+        for t in ticks
+    ]
+    versions: dict[int, list[Point]] = defaultdict(list)
+    for p in points:
+        versions[p.version].append(p)
+    for n, (version, pts) in enumerate(sorted(versions.items())):
+        colour = COLOURS[n % len(COLOURS)]
+        coords = " ".join(f"{x(p.index):.1f},{y(p.elo):.1f}" for p in pts)
+        parts.append(
+            f'<polyline points="{coords}" fill="none" stroke="{colour}" stroke-width="2" data-version="{version}"/>'
+            f'<text x="{min(x(pts[-1].index) + 4, WIDTH - 60):.1f}" y="{y(pts[-1].elo) - 4:.1f}" class="label" '
+            f'fill="{colour}">v{version} {pts[-1].elo:.0f}</text>'
+        )
+    rated = sum(1 for p in points if p.match_id is not None)
+    parts.append(
+        f'<line x1="{LEFT}" y1="{HEIGHT - BOTTOM}" x2="{WIDTH - RIGHT}" y2="{HEIGHT - BOTTOM}" class="frame"/>'
+        f'<text x="{LEFT}" y="{HEIGHT - 8}" class="axis">rated games: {rated}</text>'
+    )
+    return format_html(
+        '<svg class="rating-chart" viewBox="0 0 {} {}" width="{}" height="{}" role="img" data-points="{}" '
+        'aria-label="{}"><title>{}</title>{}</svg>',
+        WIDTH,
+        HEIGHT,
+        WIDTH,
+        HEIGHT,
+        len(points),
+        title,
+        title,
+        mark_safe("".join(parts)),  # built above from numbers and fixed strings only
+    )
+
+
+def rating_charts(changes: Iterable[RatingChange]) -> list[dict[str, object]]:
+    """Every pool's chart, for a template: pool name, point count, SVG, last Elo."""
+    charts = []
+    for pool, points in sorted(rating_series(changes).items()):
+        charts.append(
+            {
+                "pool": pool,
+                "changes": sum(1 for p in points if p.match_id is not None),
+                "svg": rating_chart_svg(points, title=f"Elo in {pool}"),
+                "last": points[-1].elo,
+            }
+        )
+    return charts

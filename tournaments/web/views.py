@@ -1,0 +1,202 @@
+"""Pages: game index, leaderboard, tournament, bot and match (with its replay).
+
+Each view reads through the selectors (a constant number of queries per
+page, whatever the size of the tournament) and hands plain data to a
+template.  Nothing here writes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from engines import UnknownEngineError, get_engine
+from tournaments.models import Game, Match, MatchSeat, Tournament
+from tournaments.selectors.bots import bot_get, bot_versions
+from tournaments.selectors.games import game_default_pool, game_list, game_rating_pools
+from tournaments.selectors.matches import match_get, match_list
+from tournaments.selectors.ratings import bot_ratings, leaderboard, rating_history
+from tournaments.selectors.standings import tournament_crosstable, tournament_progress, tournament_standings
+from tournaments.selectors.tournaments import tournament_get, tournament_list
+from tournaments.web.charts import rating_charts
+from tournaments.web.replay import replay_build
+
+RECENT_MATCHES = 20
+# Games whose replay has a renderer in static/replay/<game>.js.
+RENDERERS = frozenset({"gamesup", "flagstacks", "pileup", "sequence", "hexstacks"})
+# How often a running tournament's page fetches its live part again.
+LIVE_REFRESH_MS = 3000
+
+
+def _or_404(obj: Any) -> Any:
+    if obj is None:
+        raise Http404
+    return obj
+
+
+def _players(seats: list[MatchSeat]) -> list[dict[str, Any]]:
+    return [
+        {
+            "seat": s.seat,
+            "team": s.team,
+            "bot": s.bot_version.bot_id,
+            "bot_name": s.bot_version.bot.name,
+            "version": s.bot_version.number,
+            "rank": s.rank,
+            "score": s.score,
+            "status": s.status,
+            "cpu_ms": s.cpu_ms,
+        }
+        for s in seats
+    ]
+
+
+def _match_rows(matches: Any) -> list[dict[str, Any]]:
+    """Matches (with prefetched seats) as rows: id, status, players with ranks, reason."""
+    return [
+        {
+            "id": m.id,
+            "index": m.index,
+            "game": m.game_id,
+            "status": m.status,
+            "tournament": m.tournament_id,
+            "finished_at": m.finished_at,
+            "reason": m.result_reason or m.error_reason,
+            "players": _players(list(m.match_seats.all())),
+        }
+        for m in matches
+    ]
+
+
+def games_index(request: HttpRequest) -> HttpResponse:
+    """Every game with its rating pools, and the latest tournaments."""
+    games = list(game_list())
+    pools = {}
+    for game in games:
+        try:
+            engine = get_engine(game.id)
+            pools[game.id] = list(dict.fromkeys(engine.rating_pool(o, s) for s, o in engine.configs()))
+        except UnknownEngineError:
+            pools[game.id] = [game.id]
+    tournaments = list(tournament_list()[:30])
+    return render(
+        request,
+        "web/index.html",
+        {"games": [{"game": g, "pools": pools[g.id]} for g in games], "tournaments": tournaments},
+    )
+
+
+def game_leaderboard(request: HttpRequest, game_id: str) -> HttpResponse:
+    """The latest version of each visible bot in one rating pool, best first."""
+    game = _or_404(Game.objects.filter(id=game_id).first())
+    pools = game_rating_pools(game=game)
+    pool = request.GET.get("pool") or game_default_pool(game=game)
+    if pool != game.id and not pool.startswith(game.id + ":"):
+        raise Http404
+    ratings = list(leaderboard(game_id=game.id, pool=pool, user=request.user)[:500])
+    rows = [
+        {
+            "place": place,
+            "bot": r.bot_version.bot_id,
+            "bot_name": r.bot_version.bot.name,
+            "owner": r.bot_version.bot.owner.username,
+            "version": r.bot_version.number,
+            "elo": r.elo,
+            "games": r.games,
+            "wins": r.wins,
+            "draws": r.draws,
+            "losses": r.losses,
+        }
+        for place, r in enumerate(ratings, start=1)
+    ]
+    return render(request, "web/leaderboard.html", {"game": game, "pool": pool, "pools": pools, "rows": rows})
+
+
+def _tournament_context(tournament: Tournament) -> dict[str, Any]:
+    progress = tournament_progress(tournament=tournament)
+    done = progress["finished"] + progress["errored"] + progress["cancelled"]
+    total = progress["total"]
+    standings = tournament_standings(tournament=tournament)
+    crosstable = tournament_crosstable(tournament=tournament)
+    cross_rows = [
+        {"name": p["bot_name"], "version": p["version"], "bot": p["bot"], "place": n, "cells": row["cells"]}
+        for n, (p, row) in enumerate(zip(crosstable["participants"], crosstable["rows"], strict=True), start=1)
+    ]
+    recent = _match_rows(match_list(tournament_id=tournament.id)[:RECENT_MATCHES])
+    return {
+        "tournament": tournament,
+        "progress": progress,
+        "done": done,
+        "percent": round(100.0 * done / total, 1) if total else 100.0,
+        "running": tournament.status == Tournament.Status.RUNNING,
+        "standings": standings,
+        "cross_rows": cross_rows,
+        "recent": recent,
+        "refresh_ms": LIVE_REFRESH_MS,
+    }
+
+
+def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """Standings, crosstable, progress and the latest matches; refreshes itself while running."""
+    tournament = _or_404(tournament_get(tournament_id=tournament_id))
+    return render(request, "web/tournament.html", _tournament_context(tournament))
+
+
+def tournament_live(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """The changing part of the tournament page alone, fetched again every few seconds."""
+    tournament = _or_404(tournament_get(tournament_id=tournament_id))
+    return render(request, "web/_tournament_live.html", _tournament_context(tournament))
+
+
+def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
+    """A bot's rating history as a chart per pool, its versions, ratings and latest matches."""
+    bot = _or_404(bot_get(user=request.user, bot_id=bot_id))
+    versions = list(bot_versions(bot=bot))
+    ratings = list(bot_ratings(bot=bot))
+    charts = rating_charts(rating_history(bot=bot))
+    recent = _match_rows(match_list(bot_id=bot.id)[:RECENT_MATCHES])
+    return render(
+        request,
+        "web/bot.html",
+        {"bot": bot, "versions": versions, "ratings": ratings, "charts": charts, "recent": recent},
+    )
+
+
+def _visible_seats(match: Match, seats: list[MatchSeat], user: Any) -> set[int]:
+    """Seats whose secrets this user may see: all for staff, else the seats of the user's own bots."""
+    if getattr(user, "is_staff", False):
+        return {s.seat for s in seats}
+    if user is None or not user.is_authenticated:
+        return set()
+    return {s.seat for s in seats if s.bot_version.bot.owner_id == user.id}
+
+
+def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
+    """The match's players and result, and a replay viewer stepping through every ply."""
+    match = _or_404(match_get(match_id=match_id))
+    seats = list(match.match_seats.all())
+    replay = None
+    if match.status == Match.Status.FINISHED or match.moves:
+        replay = replay_build(match=match, visible_seats=_visible_seats(match, seats, request.user)).to_json()
+        replay["players"] = [
+            {"seat": s.seat, "team": s.team, "name": f"{s.bot_version.bot.name} v{s.bot_version.number}"} for s in seats
+        ]
+        replay["result"] = match.result_reason
+    changes = {c.rating.bot_version_id: c for c in match.rating_changes.all()}
+    players = _players(seats)
+    for player, seat in zip(players, seats, strict=True):
+        change = changes.get(seat.bot_version_id)
+        player["delta"] = change.delta if change else None
+        player["after"] = change.after if change else None
+    return render(
+        request,
+        "web/match.html",
+        {
+            "match": match,
+            "players": players,
+            "replay": replay,
+            "renderer": f"replay/{match.game_id}.js" if match.game_id in RENDERERS else None,
+        },
+    )
