@@ -21,7 +21,7 @@ from engines import InvalidOptionsError, get_engine
 from tournaments.models import Bot, BotVersion, Match, MatchSeat
 from tournaments.models_challenges import Challenge, ChallengeMatch
 from tournaments.selectors.versions import version_latest_active
-from tournaments.services.errors import ServiceError
+from tournaments.services.errors import ForbiddenError, ServiceError
 from tournaments.services.queue import match_send
 from tournaments.services.tournaments import CLOCK_LIMITS_MS
 
@@ -79,8 +79,10 @@ def challenge_create(
     their own).  Each plays its newest version that is not retired.
     """
     bot = Bot.objects.filter(id=bot_id).first()
-    if bot is None or (bot.owner_id != challenger.id and not challenger.is_staff):
-        raise ServiceError("Challenge with a bot of your own.", fields={"bot": ["not your bot"]})
+    if bot is None:
+        raise ServiceError(f"Unknown bot id {bot_id}.", fields={"bot": ["unknown bot"]})
+    if bot.owner_id != challenger.id:
+        raise ForbiddenError("Challenge with a bot of your own.", fields={"bot": ["not your bot"]})
     opponent = Bot.objects.filter(id=opponent_id).first()
     if opponent is None or (opponent.visibility != Bot.Visibility.PUBLIC and opponent.owner_id != challenger.id):
         raise ServiceError(f"Unknown bot id {opponent_id}.", fields={"opponent": ["unknown bot"]})

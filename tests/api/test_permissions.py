@@ -1,0 +1,186 @@
+"""Who may do what: every API route and method, for anonymous, another user, the owner and staff.
+
+The routes are read from the URL resolver, so a new route (or a new method on
+a view) without a row in TABLE fails ``test_every_route_has_a_row``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import URLPattern, URLResolver, get_resolver
+from rest_framework.test import APIClient
+
+from tests.api.conftest import assert_error
+from tests.service.conftest import RANDOM_BOT
+from tournaments.models import Match
+from tournaments.services.bots import bot_create, bot_version_create
+from tournaments.services.challenges import challenge_create
+from tournaments.services.tournaments import tournament_create, tournament_start
+
+ACTORS = ("anonymous", "other", "owner", "staff")
+METHODS = ("get", "post", "put", "patch", "delete")
+
+
+def api_routes() -> set[tuple[str, str]]:
+    """(url name, method) for every class-based view under /api/."""
+    found: set[tuple[str, str]] = set()
+
+    def walk(patterns: list[Any], prefix: str) -> None:
+        for p in patterns:
+            if isinstance(p, URLResolver):
+                walk(p.url_patterns, prefix + str(p.pattern))
+            elif isinstance(p, URLPattern):
+                route = prefix + str(p.pattern)
+                view_class = getattr(p.callback, "view_class", None) or getattr(p.callback, "cls", None)
+                if not route.startswith("api/") or view_class is None:
+                    continue
+                assert p.name, f"route {route} has no name"
+                for method in METHODS:
+                    if hasattr(view_class, method):
+                        found.add((p.name, method))
+
+    walk(get_resolver().url_patterns, "")
+    return found
+
+
+@dataclass
+class World:
+    owner: Any
+    other: Any
+    staff: Any
+    bot: Any  # the owner's public bot, versions 1 and 2
+    rival: Any  # a third user's public bot of the same game
+    tournament: Any  # the owner's draft tournament
+    match: Any
+    challenge: Any
+
+
+def _world() -> World:
+    users = get_user_model().objects
+    owner = users.create_user(username="owner", password="owner-pw")
+    other = users.create_user(username="other", password="other-pw")
+    staff = users.create_user(username="staff", password="staff-pw", is_staff=True)
+    third = users.create_user(username="third", password="third-pw")
+    bot = bot_create(owner=owner, game_id="gamesup", name="mine", package=RANDOM_BOT, filename="r.py").bot
+    bot_version_create(bot=bot, user=owner, package=RANDOM_BOT + b"\n", filename="r.py")
+    rival = bot_create(owner=third, game_id="gamesup", name="rival", package=RANDOM_BOT, filename="r.py").bot
+    bot_create(owner=other, game_id="gamesup", name="others", package=RANDOM_BOT, filename="r.py")
+    played = tournament_create(owner=owner, game_id="gamesup", name="played", bot_ids=[bot.id, rival.id],
+                               games_per_pairing=1)  # fmt: skip
+    tournament_start(tournament=played, user=owner)
+    draft = tournament_create(owner=owner, game_id="gamesup", name="draft", bot_ids=[bot.id, rival.id])
+    challenge = challenge_create(challenger=owner, bot_id=bot.id, opponent_id=rival.id, games=2)
+    return World(owner, other, staff, bot, rival, draft, Match.objects.filter(tournament=played).get(), challenge)
+
+
+def _upload(name: str) -> dict[str, Any]:
+    return {"game": "gamesup", "name": name, "package": SimpleUploadedFile("r.py", RANDOM_BOT)}
+
+
+# (url name, method) -> (path template, body or None, expected status per actor)
+# Bodies and paths are filled from the World; "{bot}" is the owner's bot, etc.
+A, O, W, S = ACTORS  # noqa: E741 (anonymous, other, owner, staff)
+TABLE: dict[tuple[str, str], tuple[str, Any, dict[str, int]]] = {
+    ("api-token", "post"): (
+        "/api/auth/token/",
+        lambda w: {"username": "owner", "password": "owner-pw"},
+        {A: 200, O: 200, W: 200, S: 200},
+    ),
+    ("api-token", "delete"): ("/api/auth/token/", None, {A: 401, O: 204, W: 204, S: 204}),
+    ("api-users", "post"): (
+        "/api/users/",
+        lambda w: {"username": "newcomer", "password": "newcomer-pw"},
+        {A: 201, O: 201, W: 201, S: 201},
+    ),
+    ("api-me", "get"): ("/api/users/me/", None, {A: 401, O: 200, W: 200, S: 200}),
+    ("api-games", "get"): ("/api/games/", None, {A: 200, O: 200, W: 200, S: 200}),
+    ("api-game", "get"): ("/api/games/gamesup/", None, {A: 200, O: 200, W: 200, S: 200}),
+    ("api-game-rules", "get"): ("/api/games/gamesup/rules/", None, {A: 200, O: 200, W: 200, S: 200}),
+    ("api-game-leaderboard", "get"): ("/api/games/gamesup/leaderboard/", None, {A: 200, O: 200, W: 200, S: 200}),
+    ("api-bots", "get"): ("/api/bots/", None, {A: 200, O: 200, W: 200, S: 200}),
+    ("api-bots", "post"): ("/api/bots/", lambda w: _upload("fresh"), {A: 401, O: 201, W: 201, S: 201}),
+    ("api-bot", "get"): ("/api/bots/{bot}/", None, {A: 200, O: 200, W: 200, S: 200}),
+    ("api-bot", "patch"): ("/api/bots/{bot}/", lambda w: {"description": "x"}, {A: 401, O: 403, W: 200, S: 403}),
+    ("api-bot-versions", "get"): ("/api/bots/{bot}/versions/", None, {A: 200, O: 200, W: 200, S: 200}),
+    ("api-bot-versions", "post"): (
+        "/api/bots/{bot}/versions/",
+        lambda w: {"package": SimpleUploadedFile("r.py", RANDOM_BOT + b"\n\n")},
+        {A: 401, O: 403, W: 201, S: 403},
+    ),
+    ("api-bot-version-retire", "post"): ("/api/bots/{bot}/versions/1/retire/", None, {A: 401, O: 403, W: 200, S: 200}),
+    ("api-bot-deactivate", "post"): ("/api/bots/{bot}/deactivate/", None, {A: 401, O: 403, W: 200, S: 200}),
+    ("api-bot-ratings", "get"): ("/api/bots/{bot}/ratings/", None, {A: 200, O: 200, W: 200, S: 200}),
+    ("api-tournaments", "get"): ("/api/tournaments/", None, {A: 200, O: 200, W: 200, S: 200}),
+    ("api-tournaments", "post"): (
+        "/api/tournaments/",
+        lambda w: {"game": "gamesup", "participants": [w.bot.id, w.rival.id]},
+        {A: 401, O: 201, W: 201, S: 201},
+    ),
+    ("api-tournament", "get"): ("/api/tournaments/{tournament}/", None, {A: 200, O: 200, W: 200, S: 200}),
+    ("api-tournament-start", "post"): ("/api/tournaments/{tournament}/start/", None, {A: 401, O: 403, W: 200, S: 200}),
+    ("api-tournament-cancel", "post"): (
+        "/api/tournaments/{tournament}/cancel/",
+        None,
+        {A: 401, O: 403, W: 200, S: 200},
+    ),
+    ("api-tournament-standings", "get"): (
+        "/api/tournaments/{tournament}/standings/",
+        None,
+        {A: 200, O: 200, W: 200, S: 200},
+    ),
+    ("api-tournament-crosstable", "get"): (
+        "/api/tournaments/{tournament}/crosstable/",
+        None,
+        {A: 200, O: 200, W: 200, S: 200},
+    ),
+    ("api-matches", "get"): ("/api/matches/", None, {A: 200, O: 200, W: 200, S: 200}),
+    ("api-match", "get"): ("/api/matches/{match}/", None, {A: 200, O: 200, W: 200, S: 200}),
+    ("api-ratings", "get"): ("/api/ratings/?game=gamesup", None, {A: 200, O: 200, W: 200, S: 200}),
+    ("api-challenges", "get"): ("/api/challenges/", None, {A: 401, O: 200, W: 200, S: 200}),
+    ("api-challenges", "post"): (
+        "/api/challenges/",
+        lambda w: {"bot": w.bot.id, "opponent": w.rival.id, "games": 2},
+        {A: 401, O: 403, W: 201, S: 403},
+    ),
+    ("api-challenge", "get"): ("/api/challenges/{challenge}/", None, {A: 401, O: 404, W: 200, S: 200}),
+    ("api-schema", "get"): ("/api/schema/", None, {A: 200, O: 200, W: 200, S: 200}),
+    ("api-docs", "get"): ("/api/docs/", None, {A: 200, O: 200, W: 200, S: 200}),
+    ("api-redoc", "get"): ("/api/docs/redoc/", None, {A: 200, O: 200, W: 200, S: 200}),
+}
+
+
+def test_every_route_has_a_row() -> None:
+    routes = api_routes()
+    assert routes - set(TABLE) == set(), "routes without a permission row"
+    assert set(TABLE) - routes == set(), "rows for routes that do not exist"
+
+
+CASES = [(key, actor) for key in sorted(TABLE) for actor in ACTORS]
+
+
+@pytest.mark.parametrize("key,actor", CASES, ids=[f"{k[0]}-{k[1]}-{a}" for k, a in CASES])
+def test_permission(key: tuple[str, str], actor: str) -> None:
+    world = _world()
+    template, body, expected = TABLE[key]
+    path = template.format(
+        bot=world.bot.id, tournament=world.tournament.id, match=world.match.id, challenge=world.challenge.id
+    )
+    client = APIClient()
+    user = {"anonymous": None, "other": world.other, "owner": world.owner, "staff": world.staff}[actor]
+    if user is not None:
+        # A real token, as clients send it (force_authenticate would skip the authentication classes).
+        token = APIClient().post("/api/auth/token/", {"username": user.username, "password": f"{user.username}-pw"})
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token.json()['token']}")
+    data = body(world) if body else None
+    multipart = isinstance(data, dict) and any(isinstance(v, SimpleUploadedFile) for v in data.values())
+    response = getattr(client, key[1])(path, data, format="multipart" if multipart else "json")
+    want = expected[actor]
+    if want >= 400:
+        assert_error(response, want)
+    else:
+        assert response.status_code == want, (response.status_code, response.content[:300])
