@@ -271,3 +271,47 @@ LOGGING = {
         "workers": {"handlers": ["console"], "level": os.environ.get("ARBITER_LOG_LEVEL", "INFO")},
     },
 }
+
+# -- deployment: static files, HTTPS, JSON logs (docs/deploy.md) --------------------
+import contextlib  # noqa: E402
+
+# WhiteNoise serves /static/ from gunicorn itself, right after SecurityMiddleware.
+MIDDLEWARE.insert(
+    MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1, "whitenoise.middleware.WhiteNoiseMiddleware"
+)
+# Images build it outside var/ (a volume there would hide it): ARBITER_STATIC_ROOT=/app/static.
+STATIC_ROOT = Path(os.environ.get("ARBITER_STATIC_ROOT", VAR_DIR / "static"))
+with contextlib.suppress(OSError):  # WhiteNoise warns about a missing root on every start
+    STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Gzip/brotli copies made by collectstatic; no manifest, so pages render before collectstatic too.
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+# Until collectstatic has run, serve straight from the apps (a checkout with DEBUG=0 keeps its CSS).
+WHITENOISE_USE_FINDERS = not (STATIC_ROOT / "admin").is_dir()
+
+# ARBITER_HTTPS=1: the site is reached over HTTPS only (TLS ends here or at a proxy).
+if _env_bool("ARBITER_HTTPS", False):
+    SECURE_SSL_REDIRECT = _env_bool("ARBITER_SSL_REDIRECT", True)
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = _env_int("ARBITER_HSTS_SECONDS", 365 * 24 * 3600)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = _env_bool("ARBITER_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = _env_bool("ARBITER_HSTS_PRELOAD", True)
+    # Probes and scrapers talk plain HTTP inside the network; a redirect would read as a failure.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]
+# Behind a TLS-terminating proxy that sets X-Forwarded-Proto (and strips it from clients).
+if _env_bool("ARBITER_BEHIND_PROXY", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# ARBITER_LOG_FORMAT=json: one JSON object per line from Django, Celery and our loggers alike.
+if os.environ.get("ARBITER_LOG_FORMAT", "").strip().lower() == "json":
+    LOGGING["formatters"] = {"json": {"()": "tournaments.jsonlog.JsonFormatter"}}
+    LOGGING["handlers"]["console"]["formatter"] = "json"
+    LOGGING["root"] = {"handlers": ["console"], "level": os.environ.get("ARBITER_LOG_LEVEL", "INFO")}
+    for _name in ("tournaments", "workers"):
+        LOGGING["loggers"][_name]["propagate"] = False
+    # Celery would otherwise replace the root handler with its own plain-text one.
+    CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# -- end deployment ------------------------------------------------------------------

@@ -23,6 +23,13 @@ urlpatterns = [
 # -- public API: a fault outside the API views still answers /api/ in the error shape --
 handler500 = "tournaments.api.errors.server_error"
 
+# -- deployment: health and metrics (tournaments/health.py, tournaments/metrics.py) --
+from tournaments.health import healthz  # noqa: E402
+from tournaments.metrics import metrics  # noqa: E402
+
+urlpatterns += [path("healthz", healthz, name="healthz"), path("metrics", metrics, name="metrics")]
+# -- end deployment --
+
 # -- pages for people (tournaments/web/): leaderboards, tournaments, bots, match replays --
 urlpatterns += [path("", include("tournaments.web.urls"))]
 # -- end pages --

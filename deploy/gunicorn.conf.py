@@ -1,0 +1,43 @@
+"""gunicorn settings for Arbiter's web process; every value can be overridden from the environment.
+
+``gunicorn -c deploy/gunicorn.conf.py tournaments.wsgi``.  Workers are sync
+processes: requests are short database reads and writes, and a process per
+CPU core (plus one) keeps a slow client from holding the others up.  With
+``ARBITER_LOG_FORMAT=json`` gunicorn's own error and access logs are JSON
+lines too, like Django's and Celery's.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+
+bind = os.environ.get("ARBITER_BIND", "0.0.0.0:8000")
+workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() + 1))
+threads = int(os.environ.get("ARBITER_WEB_THREADS", "1"))
+# Uploads and standings of large tournaments can take a few seconds; nothing legitimate takes 60.
+timeout = int(os.environ.get("ARBITER_WEB_TIMEOUT", "60"))
+graceful_timeout = 30
+keepalive = 5
+# Recycle workers now and then so a slow leak never grows without bound.
+max_requests = 2000
+max_requests_jitter = 200
+accesslog = "-"
+errorlog = "-"
+loglevel = os.environ.get("ARBITER_LOG_LEVEL", "info").lower()
+# Headers like X-Forwarded-Proto are trusted only from these addresses (the proxy in front).
+forwarded_allow_ips = os.environ.get("ARBITER_FORWARDED_ALLOW_IPS", "127.0.0.1")
+
+if os.environ.get("ARBITER_LOG_FORMAT", "").strip().lower() == "json":
+    logconfig_dict = {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"json": {"()": "tournaments.jsonlog.JsonFormatter"}},
+        "handlers": {"stdout": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stdout"}},
+        # gunicorn merges this over its defaults key by key: a root without its "console" handler is needed.
+        "root": {"handlers": ["stdout"], "level": "INFO"},
+        "loggers": {
+            "gunicorn.error": {"handlers": ["stdout"], "level": loglevel.upper(), "propagate": False},
+            "gunicorn.access": {"handlers": ["stdout"], "level": "INFO", "propagate": False},
+        },
+    }

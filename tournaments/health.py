@@ -1,0 +1,133 @@
+"""``/healthz``: can this process reach the database and the broker, and start a sandbox?
+
+The answer is JSON, status 200 when every check passes and 503 otherwise, so a
+load balancer, Docker's HEALTHCHECK or Kubernetes can act on the code alone and
+a human can read why.  The sandbox check runs ``workers.sandbox``'s self-test
+(``/usr/bin/true`` in a full bubblewrap sandbox); it costs a process start, so
+its answer is kept for a while: a pass for ``ARBITER_HEALTH_SANDBOX_TTL``
+seconds (300), a failure for 15 s.  ``ARBITER_HEALTH_SANDBOX=0`` leaves the
+check out (reported as skipped) on web machines that never run bots.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import connection
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+from kombu import Connection
+
+BROKER_TIMEOUT_S = 3.0
+_FAILURE_TTL_S = 15.0
+
+
+@dataclass
+class Check:
+    """The outcome of one check."""
+
+    ok: bool
+    ms: float
+    detail: str = ""
+    cached: bool = False
+    skipped: bool = False
+
+
+def _timed(func: Any) -> Check:
+    start = time.monotonic()
+    try:
+        detail = func()
+        ok = True
+    except Exception as exc:  # any failure is the answer, not an error of the endpoint
+        ok, detail = False, f"{type(exc).__name__}: {exc}"[:500]
+    return Check(ok=ok, ms=round((time.monotonic() - start) * 1000, 1), detail=detail or "")
+
+
+def check_database() -> Check:
+    """Run ``SELECT 1`` on the default database."""
+
+    def probe() -> str:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+        return connection.vendor
+
+    return _timed(probe)
+
+
+def check_broker() -> Check:
+    """Open (and close) a connection to the Celery broker within a few seconds."""
+
+    def probe() -> str:
+        url = settings.CELERY_BROKER_URL
+        options = dict(getattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", {}) or {})
+        with Connection(url, transport_options=options, connect_timeout=BROKER_TIMEOUT_S) as conn:
+            conn.ensure_connection(max_retries=0, timeout=BROKER_TIMEOUT_S)  # 0: no retry
+            # Redis connects lazily: ask it something so a dead server fails here.
+            channel = conn.default_channel
+            client = getattr(channel, "client", None)
+            if client is not None and hasattr(client, "ping"):
+                client.ping()
+            return url.split(":", 1)[0]
+
+    return _timed(probe)
+
+
+_sandbox_lock = threading.Lock()
+_sandbox_cache: dict[str, Any] = {}
+
+
+def check_sandbox() -> Check:
+    """The sandbox self-test, remembered for a while (see the module docstring)."""
+    if os.environ.get("ARBITER_HEALTH_SANDBOX", "1").strip().lower() in {"0", "false", "no", "off"}:
+        return Check(ok=True, ms=0.0, detail="not checked on this machine (ARBITER_HEALTH_SANDBOX=0)", skipped=True)
+    ttl_ok = float(os.environ.get("ARBITER_HEALTH_SANDBOX_TTL", "300"))
+    # One self-test at a time per process; concurrent probes wait and share its answer.
+    with _sandbox_lock:
+        cached = _sandbox_cache.get("result")
+        if cached is not None:
+            check, expires = cached
+            if time.monotonic() < expires:
+                return Check(**{**asdict(check), "cached": True})
+        check = _timed(_sandbox_probe)
+        _sandbox_cache["result"] = (check, time.monotonic() + (ttl_ok if check.ok else _FAILURE_TTL_S))
+        return check
+
+
+def _sandbox_probe() -> str:
+    # Imported here: the web process needs the sandbox module only for this check.
+    from workers import sandbox
+
+    limits = sandbox.SandboxLimits.from_env()
+    # The self-test's own memory is per process and keeps successes only; forget it so that a
+    # sandbox that broke since (bwrap removed, user namespaces turned off) shows up here.
+    sandbox._checked.clear()
+    if sandbox.sandbox_available(limits):
+        return "bubblewrap self-test passed"
+    # Only reached with ARBITER_ALLOW_UNSANDBOXED=1: bots would run without isolation.
+    raise sandbox.SandboxUnavailableError("bubblewrap unusable; bots would run unsandboxed")
+
+
+def health_report() -> tuple[bool, dict[str, Any]]:
+    """Run every check; (all passed, the JSON body)."""
+    checks = {"database": check_database(), "broker": check_broker(), "sandbox": check_sandbox()}
+    ok = all(c.ok for c in checks.values())
+    body = {
+        "status": "ok" if ok else "failing",
+        "checks": {name: {k: v for k, v in asdict(c).items() if v or k in ("ok", "ms")} for name, c in checks.items()},
+    }
+    return ok, body
+
+
+@never_cache
+@require_GET
+def healthz(request: HttpRequest) -> JsonResponse:
+    """200 with the checks when all pass, 503 with the same body otherwise."""
+    ok, body = health_report()
+    return JsonResponse(body, status=200 if ok else 503)
