@@ -219,3 +219,18 @@ class RatingChangeAdmin(HistoryAdmin):
     list_filter = ["rating__pool"]
     search_fields = ["rating__bot_version__bot__name"]
     list_select_related = ["rating__bot_version__bot"]
+
+
+# -- pages (tournaments/web/): "View on site" and a link to each public page, the bot's rating chart --
+from tournaments.web.admin_extras import bot_rating_chart, public_link, public_url  # noqa: E402
+
+for _model_admin in (TournamentAdmin, BotAdmin, MatchAdmin):
+    _model_admin.view_on_site = staticmethod(public_url)
+    _model_admin.public_link = public_link
+    _model_admin.readonly_fields = [*_model_admin.readonly_fields, "public_link"]
+    if _model_admin.fields is not None:
+        _model_admin.fields = [*_model_admin.fields, "public_link"]
+BotAdmin.rating_chart = bot_rating_chart
+BotAdmin.readonly_fields = [*BotAdmin.readonly_fields, "rating_chart"]
+BotAdmin.fields = [*BotAdmin.fields, "rating_chart"]
+# -- end pages --

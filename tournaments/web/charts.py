@@ -14,6 +14,8 @@ from tournaments.models import RatingChange
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 WIDTH, HEIGHT = 640, 220
 LEFT, RIGHT, TOP, BOTTOM = 48, 12, 12, 28
+# Presentation attributes inline, so the chart looks the same on the pages and in the admin.
+AXIS = 'font-size="11" fill="#6b7280" font-family="sans-serif"'
 
 
 @dataclass(frozen=True)
@@ -59,8 +61,8 @@ def rating_chart_svg(points: list[Point], *, title: str = "") -> SafeString:
     ticks = [low + (high - low) * k / 4 for k in range(5)]
     # Numbers are formatted here; the only text from the database (pool, title) is escaped.
     parts = [
-        f'<line x1="{LEFT}" y1="{y(t):.1f}" x2="{WIDTH - RIGHT}" y2="{y(t):.1f}" class="grid"/>'
-        f'<text x="{LEFT - 4}" y="{y(t) + 4:.1f}" class="axis" text-anchor="end">{t:.0f}</text>'
+        f'<line x1="{LEFT}" y1="{y(t):.1f}" x2="{WIDTH - RIGHT}" y2="{y(t):.1f}" stroke="#e5e7eb"/>'
+        f'<text x="{LEFT - 4}" y="{y(t) + 4:.1f}" {AXIS} text-anchor="end">{t:.0f}</text>'
         for t in ticks
     ]
     versions: dict[int, list[Point]] = defaultdict(list)
@@ -71,13 +73,13 @@ def rating_chart_svg(points: list[Point], *, title: str = "") -> SafeString:
         coords = " ".join(f"{x(p.index):.1f},{y(p.elo):.1f}" for p in pts)
         parts.append(
             f'<polyline points="{coords}" fill="none" stroke="{colour}" stroke-width="2" data-version="{version}"/>'
-            f'<text x="{min(x(pts[-1].index) + 4, WIDTH - 60):.1f}" y="{y(pts[-1].elo) - 4:.1f}" class="label" '
+            f'<text x="{min(x(pts[-1].index) + 4, WIDTH - 60):.1f}" y="{y(pts[-1].elo) - 4:.1f}" font-size="11" '
             f'fill="{colour}">v{version} {pts[-1].elo:.0f}</text>'
         )
     rated = sum(1 for p in points if p.match_id is not None)
     parts.append(
-        f'<line x1="{LEFT}" y1="{HEIGHT - BOTTOM}" x2="{WIDTH - RIGHT}" y2="{HEIGHT - BOTTOM}" class="frame"/>'
-        f'<text x="{LEFT}" y="{HEIGHT - 8}" class="axis">rated games: {rated}</text>'
+        f'<line x1="{LEFT}" y1="{HEIGHT - BOTTOM}" x2="{WIDTH - RIGHT}" y2="{HEIGHT - BOTTOM}" stroke="#9ca3af"/>'
+        f'<text x="{LEFT}" y="{HEIGHT - 8}" {AXIS}>rated games: {rated}</text>'
     )
     return format_html(
         '<svg class="rating-chart" viewBox="0 0 {} {}" width="{}" height="{}" role="img" data-points="{}" '
