@@ -172,6 +172,7 @@ class Match(models.Model):
 
     tournament = models.ForeignKey(Tournament, on_delete=models.PROTECT, related_name="matches", null=True, blank=True)
     index = models.PositiveIntegerField(null=True, blank=True, help_text="position in the tournament schedule")
+
     # -- kinds of work: decides the Celery queue (see docs/organisers.md) --
     class Kind(models.TextChoices):
         TOURNAMENT = "tournament", "Tournament"
@@ -314,8 +315,9 @@ class RatingChange(models.Model):
         return f"{self.rating_id}@{self.match_id}: {self.delta:+.1f}"
 
 
-# -- scheduled and recurring tournaments, ladders --
-from tournaments.models_schedules import Ladder, TournamentSchedule  # noqa: E402, F401
-
-# -- challenges and version retirement (public API) --
+# Models kept in their own modules, imported here so Django sees them as part of the app:
+# challenges and version retirement (public API); the cached performance table
+# (tournaments.services.performance); scheduled and recurring tournaments, ladders.
 from tournaments.models_challenges import BotVersionRetirement, Challenge, ChallengeMatch  # noqa: E402, F401
+from tournaments.models_performance import PerformanceFit  # noqa: E402, F401
+from tournaments.models_schedules import Ladder, TournamentSchedule  # noqa: E402, F401

@@ -154,7 +154,33 @@ def run_match(self, match_id: int) -> str:
     finally:
         stop.set()
     recorded = match_record_result(match_id=match_id, attempt=attempt, outcome=_outcome(record))
+    if recorded:
+        _request_performance_refit(match_id)
     return "finished" if recorded else "dropped"
+
+
+# -- performance table (tournaments.services.performance) --
+
+
+def _request_performance_refit(match_id: int) -> None:
+    """Ask (debounced) for a refit of the match's tournament table; never fails the match."""
+    from tournaments.services.performance import performance_match_finished
+
+    try:
+        performance_match_finished(match_id=match_id)
+    except Exception:  # the result is recorded; a missed refit is caught up by the next one or a read
+        logger.exception("performance refit request after match %s failed", match_id)
+
+
+@shared_task(ignore_result=True, name="workers.tasks.performance_refit")
+def performance_refit(tournament_id: int) -> int:
+    """Refit and store a tournament's performance table; returns the finished matches it covers."""
+    from tournaments.services.performance import performance_refresh
+
+    return performance_refresh(tournament_id=tournament_id).matches
+
+
+# -- end performance table --
 
 
 @shared_task(ignore_result=True, name="workers.tasks.tournament_enqueue")

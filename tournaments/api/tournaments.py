@@ -33,6 +33,7 @@ class TournamentOutputSerializer(serializers.ModelSerializer):
             "id", "name", "game", "owner", "options", "seats", "format", "games_per_pairing",
             "move_ms", "game_ms", "startup_ms", "rated", "rating_pool", "status",
             "created", "started", "finished",
+            "start_at", "all_active", "schedule",  # scheduled and recurring tournaments
         ]  # fmt: skip
 
 
@@ -70,6 +71,12 @@ class StandingsSerializer(serializers.Serializer):
         help_text="Per participant, best first: place, games, W/D/L, points, score %, Sonneborn-Berger, forfeits, "
         "Elo and performance.",
     )
+    # -- performance table: rows also carry perf_elo, ci_low, ci_high, los_next --
+    performance_fit = serializers.DictField(
+        child=serializers.JSONField(),
+        help_text="The whole-tournament Bradley-Terry fit behind perf_elo: computed_at (null: fitted for this "
+        "request), matches, anchor, first_move_advantage, first_move_stderr, components.",
+    )
 
 
 class CrosstableSerializer(serializers.Serializer):
@@ -82,7 +89,11 @@ class TournamentInputSerializer(serializers.Serializer):
     game = serializers.CharField(max_length=40)
     name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
     participants = serializers.ListField(
-        child=serializers.IntegerField(), min_length=1, max_length=200, help_text="Bot ids."
+        child=serializers.IntegerField(),
+        max_length=200,
+        required=False,
+        default=list,
+        help_text="Bot ids (leave out with all_active).",
     )
     versions = serializers.ListField(
         child=serializers.IntegerField(),
@@ -101,6 +112,14 @@ class TournamentInputSerializer(serializers.Serializer):
     startup_ms = serializers.IntegerField(default=10000, min_value=1, max_value=60_000)
     rated = serializers.BooleanField(default=True)
     start = serializers.BooleanField(default=False, help_text="Start at once (else POST .../start/ later).")
+    # -- scheduled and recurring tournaments --
+    start_at = serializers.DateTimeField(
+        required=False, allow_null=True, default=None, help_text="It starts itself then (a draft until then)."
+    )
+    all_active = serializers.BooleanField(
+        default=False, help_text="Participants: the latest version of every active bot of the game, at start."
+    )
+    # -- end scheduled and recurring tournaments --
 
 
 def _tournament(tournament_id: int) -> Tournament:
@@ -196,9 +215,30 @@ class TournamentStandingsApi(APIView):
                 "status": tournament.status,
                 "rating_pool": tournament.rating_pool,
                 "progress": tournament_progress(tournament=tournament),
-                "standings": tournament_standings(tournament=tournament),
+                **_standings_with_performance(tournament),
             }
         )
+
+
+# -- performance table (tournaments.selectors.performance): perf_elo, ci_low, ci_high, los_next per row --
+
+
+def _standings_with_performance(tournament: Tournament) -> dict[str, Any]:
+    """The standings rows with the cached whole-tournament fit merged in, and the fit's summary."""
+    from tournaments.selectors.performance import standings_with_performance, tournament_performance
+
+    rows = tournament_standings(tournament=tournament)
+    table = tournament_performance(tournament=tournament, order=[r["bot_version"] for r in rows])
+    return {
+        "standings": standings_with_performance(rows, table),
+        "performance_fit": {
+            key: table[key]
+            for key in ("computed_at", "matches", "anchor", "first_move_advantage", "first_move_stderr", "components")
+        },
+    }
+
+
+# -- end performance table --
 
 
 class TournamentCrosstableApi(APIView):

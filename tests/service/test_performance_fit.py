@@ -1,0 +1,121 @@
+"""The cached performance table: refit service, debounced requests, selector freshness, standings API fields.
+
+(tests/service/test_performance.py covers the older tournaments.performance module.)
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from tests.service.conftest import ranks_by_version
+from tournaments.models import PerformanceFit, Tournament
+from tournaments.selectors.performance import tournament_performance
+from tournaments.selectors.standings import tournament_standings
+from tournaments.services import performance as service
+from tournaments.services.tournaments import tournament_create, tournament_start
+
+
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch, settings: Any) -> list[tuple[int, float]]:
+    """Refit tasks that would have been sent: (tournament id, countdown)."""
+    settings.ARBITER_PERFORMANCE_DEBOUNCE_S = 30
+    calls: list[tuple[int, float]] = []
+    monkeypatch.setattr(service, "_send", lambda *, tournament_id, countdown: calls.append((tournament_id, countdown)))
+    return calls
+
+
+def _tournament(user: Any, bots: list, **kwargs: Any) -> Tournament:
+    kwargs.setdefault("game_id", "gamesup")
+    tournament = tournament_create(owner=user, name="t", bot_ids=[b.id for b in bots], **kwargs)
+    return tournament_start(tournament=tournament, user=user)
+
+
+def _play_all(tournament: Tournament, play: Any, strongest: int, limit: int | None = None) -> None:
+    """The strongest bot wins all its games; other games go to seat 0."""
+    for k, match in enumerate(tournament.matches.order_by("index")):
+        if limit is not None and k >= limit:
+            return
+        versions = {s.bot_version_id for s in match.match_seats.all()}
+        play(match, ranks_by_version(match, strongest) if strongest in versions else [1] + [2] * (match.seats - 1))
+
+
+def test_standings_api_carries_the_fit(user: Any, make_bot: Any, play: Any, sent: list) -> None:
+    bots = [make_bot() for _ in range(4)]
+    tournament = _tournament(user, bots, games_per_pairing=2)
+    strongest = bots[0].versions.get().id
+    _play_all(tournament, play, strongest)
+    body = APIClient().get(f"/api/tournaments/{tournament.id}/standings/").json()
+    rows = body["standings"]
+    assert rows[0]["bot_version"] == strongest
+    for row in rows:
+        assert row["ci_low"] < row["perf_elo"] < row["ci_high"]
+    assert rows[0]["perf_elo"] == max(r["perf_elo"] for r in rows)
+    assert all(0.0 <= r["los_next"] <= 1.0 for r in rows[:-1]) and rows[-1]["los_next"] is None
+    mean_elo = sum(r["elo"] for r in rows) / len(rows)
+    assert abs(sum(r["perf_elo"] for r in rows) / len(rows) - mean_elo) < 0.5
+    assert body["performance_fit"]["first_move_advantage"] is not None
+
+
+def test_refresh_stores_a_table_the_selector_uses_while_fresh(user: Any, make_bot: Any, play: Any, sent: list) -> None:
+    bots = [make_bot() for _ in range(3)]
+    tournament = _tournament(user, bots, games_per_pairing=2)
+    strongest = bots[0].versions.get().id
+    total = tournament.matches.count()
+    _play_all(tournament, play, strongest, limit=total - 1)
+    row = service.performance_refresh(tournament_id=tournament.id)
+    assert row.computed_at is not None and row.requested_at is None
+    assert row.matches == total - 1
+    order = [r["bot_version"] for r in tournament_standings(tournament=tournament)]
+    cached = tournament_performance(tournament=tournament, order=order)
+    assert cached["computed_at"] == row.computed_at.isoformat()
+    assert set(cached["players"]) == {str(b.versions.get().id) for b in bots}
+    # Another result: the stored table is stale, so the selector fits on the spot.
+    last = tournament.matches.order_by("-index").first()
+    play(last, [1, 2])
+    order = [r["bot_version"] for r in tournament_standings(tournament=tournament)]
+    fresh = tournament_performance(tournament=tournament, order=order)
+    assert fresh["computed_at"] is None and fresh["matches"] == total
+    # A different table order also bypasses the cache (LOS depends on it).
+    service.performance_refresh(tournament_id=tournament.id)
+    assert tournament_performance(tournament=tournament, order=order)["computed_at"] is not None
+    assert tournament_performance(tournament=tournament, order=order[::-1])["computed_at"] is None
+
+
+def test_requests_are_debounced_per_tournament(user: Any, make_bot: Any, sent: list) -> None:
+    one = _tournament(user, [make_bot() for _ in range(2)])
+    two = _tournament(user, [make_bot() for _ in range(2)])
+    now = timezone.now()
+    assert service.performance_request_refit(tournament_id=one.id, now=now)
+    assert not service.performance_request_refit(tournament_id=one.id, now=now + timedelta(seconds=10))
+    assert service.performance_request_refit(tournament_id=two.id, now=now + timedelta(seconds=10))
+    assert service.performance_request_refit(tournament_id=one.id, now=now + timedelta(seconds=31))
+    assert sent == [(one.id, 30.0), (two.id, 30.0), (one.id, 30.0)]
+    # The refit clears the pending request: the next result asks again at once.
+    service.performance_refresh(tournament_id=two.id)
+    assert service.performance_request_refit(tournament_id=two.id, now=now + timedelta(seconds=11))
+    assert PerformanceFit.objects.count() == 2
+
+
+def test_finished_match_hook(user: Any, make_bot: Any, play: Any, sent: list) -> None:
+    tournament = _tournament(user, [make_bot() for _ in range(2)])
+    match = tournament.matches.order_by("index").first()
+    play(match, [1, 2])
+    assert service.performance_match_finished(match_id=match.id)
+    assert not service.performance_match_finished(match_id=match.id)  # within the debounce window
+    assert sent == [(tournament.id, 30.0)]
+
+
+def test_three_player_sequence_table(user: Any, make_bot: Any, play: Any, sent: list) -> None:
+    bots = [make_bot(game="sequence") for _ in range(4)]
+    tournament = _tournament(user, bots, game_id="sequence", seats=3, options={}, games_per_pairing=1)
+    strongest = bots[0].versions.get().id
+    _play_all(tournament, play, strongest)
+    row = service.performance_refresh(tournament_id=tournament.id)
+    players = row.payload["players"]
+    assert max(players, key=lambda v: players[v]["perf_elo"]) == str(strongest)
+    assert all(p["ci_low"] < p["perf_elo"] < p["ci_high"] for p in players.values())
