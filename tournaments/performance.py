@@ -80,7 +80,7 @@ def bradley_terry(
     info = [PRIOR_GAMES * 0.25] * len(players)
     has_first = any(f for _, _, f, _, _ in rows)
     for _ in range(max_iterations):
-        largest = 0.0
+        previous = list(beta)
         for p in range(len(players)):
             # The virtual draw against the centre (beta 0).
             q = _sigmoid(beta[p])
@@ -94,15 +94,18 @@ def bradley_terry(
                 else:
                     grad += (n - s) - n * (1 - q)
                 curv += n * q * (1 - q)
-            step = grad / curv
-            beta[p] += step
+            beta[p] += grad / curv
             info[p] = curv
-            largest = max(largest, abs(step))
         # Only differences matter (the result is re-anchored): drop the common
         # shift, the one direction the likelihood barely pins down, which would
         # otherwise make convergence crawl.
         centre = sum(beta) / len(beta)
         beta = [b - centre for b in beta]
+        # Converged when the centred ratings stop moving.  (The steps themselves
+        # never get below the tolerance: the virtual draws pull the field back
+        # by about as much as the centring shifts it, so a test on them always
+        # ran all max_iterations sweeps.)
+        largest = max((abs(b - a) for a, b in zip(previous, beta, strict=True)), default=0.0)
         if has_first:
             q = _sigmoid(eta)
             grad, curv = PRIOR_GAMES * (0.5 - q), PRIOR_GAMES * q * (1 - q)
