@@ -1,0 +1,111 @@
+"""Challenges: unrated series between two bots, seats swapped, a daily limit, results in the API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.test import override_settings
+
+from tests.api.conftest import assert_error, client_for
+from tests.service.conftest import ranks_by_version
+from tournaments.models import Match
+from tournaments.models_challenges import Challenge
+
+
+def test_a_series_with_seats_swapped(user: Any, other: Any, make_bot: Any, play: Any) -> None:
+    mine = make_bot(name="mine")
+    theirs = make_bot(owner=other, name="theirs")
+    client = client_for(user)
+    response = client.post("/api/challenges/", {"bot": mine.id, "opponent": theirs.id, "games": 4}, format="json")
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["status"] == "queued" and body["games"] == 4 and len(body["matches"]) == 4
+    assert body["bot"]["bot"] == mine.id and body["opponent"]["bot"] == theirs.id
+    matches = list(Match.objects.filter(challenge_link__challenge_id=body["id"]).order_by("challenge_link__number"))
+    assert [m.id for m in matches] == [m["id"] for m in body["matches"]]
+    for m in matches:
+        assert (m.rated, m.tournament_id, m.kind, m.status) == (False, None, "challenge", "queued")
+    first_seat = [m.match_seats.get(seat=0).bot_version.bot_id for m in matches]
+    assert first_seat == [mine.id, theirs.id, mine.id, theirs.id]
+
+    # The challenger wins games 1 and 2, loses game 3, draws game 4; ratings do not move.
+    mine_version = body["bot"]["bot_version"]
+    theirs_version = body["opponent"]["bot_version"]
+    for match, winner in zip(matches, [mine_version, mine_version, theirs_version, None], strict=True):
+        play(match, ranks_by_version(match, winner))
+        if match is matches[1]:
+            assert client.get(f"/api/challenges/{body['id']}/").json()["status"] == "running"
+    detail = client.get(f"/api/challenges/{body['id']}/").json()
+    assert detail["status"] == "finished"
+    assert detail["score"] == {"wins": 2, "draws": 1, "losses": 1, "points": 2.5}
+    assert detail["progress"]["finished"] == 4
+    assert all(m["challenge"] == body["id"] and m["rated"] is False for m in detail["matches"])
+    board = client.get("/api/ratings/?game=gamesup").json()
+    assert board["results"] == []  # unrated games make no rating rows
+
+    # The opponent's owner sees it too; a stranger does not.
+    assert [c["id"] for c in client_for(other).get("/api/challenges/").json()["results"]] == [body["id"]]
+    stranger = get_user_model().objects.create_user(username="stranger", password="x-pw-1")
+    assert client_for(stranger).get("/api/challenges/").json()["results"] == []
+    assert_error(client_for(stranger).get(f"/api/challenges/{body['id']}/"), 404, "not_found")
+    listed = client.get(f"/api/matches/?challenge={body['id']}&ordering=id").json()["results"]
+    assert [m["id"] for m in listed] == [m.id for m in matches]
+
+
+def test_refusals(user: Any, other: Any, make_bot: Any) -> None:
+    mine = make_bot(name="mine")
+    theirs = make_bot(owner=other, name="theirs")
+    hidden = make_bot(owner=other, name="hidden", visibility="private")
+    other_game = make_bot(owner=other, name="seq", game="sequence")
+    client = client_for(user)
+
+    def post(**body: Any) -> Any:
+        return client.post("/api/challenges/", {"bot": mine.id, "opponent": theirs.id, **body}, format="json")
+
+    assert assert_error(post(opponent=hidden.id), 400)["fields"] == {"opponent": ["unknown bot"]}
+    assert assert_error(post(opponent=other_game.id), 400)["fields"] == {"opponent": ["wrong game"]}
+    assert assert_error(post(opponent=mine.id), 400)["fields"] == {"opponent": ["same bot"]}
+    assert assert_error(post(bot=theirs.id), 403)["fields"] == {"bot": ["not your bot"]}
+    assert "games" in assert_error(post(games=21), 400)["fields"]
+    assert "games" in assert_error(post(games=0), 400)["fields"]
+    assert_error(client_for(None).post("/api/challenges/", {}, format="json"), 401, "not_authenticated")
+    assert not Challenge.objects.exists() and not Match.objects.exists()
+
+
+@override_settings(ARBITER_CHALLENGES_PER_DAY=2)
+def test_daily_limit(user: Any, other: Any, make_bot: Any) -> None:
+    mine = make_bot(name="mine")
+    theirs = make_bot(owner=other, name="theirs")
+    client = client_for(user)
+    body = {"bot": mine.id, "opponent": theirs.id}
+    assert client.post("/api/challenges/", body, format="json").status_code == 201
+    assert client.post("/api/challenges/", body, format="json").status_code == 201
+    error = assert_error(client.post("/api/challenges/", body, format="json"), 429, "challenge_limit")
+    assert "2 challenges" in error["message"]
+    assert Challenge.objects.count() == 2
+    # Another user has their own allowance.
+    reverse = {"bot": theirs.id, "opponent": mine.id}
+    assert client_for(other).post("/api/challenges/", reverse, format="json").status_code == 201
+    # Yesterday's challenges do not count.
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    Challenge.objects.filter(challenger=user).update(created=timezone.now() - timedelta(days=1))
+    assert client.post("/api/challenges/", body, format="json").status_code == 201
+
+
+@override_settings(ARBITER_THROTTLE_RATES={"uploads": "60/hour", "challenges": "2/minute"})
+def test_request_rate_is_per_user(user: Any, other: Any, make_bot: Any) -> None:
+    mine = make_bot(name="mine")
+    theirs = make_bot(owner=other, name="theirs")
+    client = client_for(user)
+    body = {"bot": mine.id, "opponent": theirs.id}
+    for _ in range(2):
+        assert client.post("/api/challenges/", body, format="json").status_code == 201
+    for _ in range(3):  # reading does not count
+        assert client.get("/api/challenges/").status_code == 200
+    assert_error(client.post("/api/challenges/", body, format="json"), 429, "throttled")
+    reverse = {"bot": theirs.id, "opponent": mine.id}
+    assert client_for(other).post("/api/challenges/", reverse, format="json").status_code == 201
