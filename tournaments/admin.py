@@ -234,3 +234,117 @@ BotAdmin.rating_chart = bot_rating_chart
 BotAdmin.readonly_fields = [*BotAdmin.readonly_fields, "rating_chart"]
 BotAdmin.fields = [*BotAdmin.fields, "rating_chart"]
 # -- end pages --
+
+
+# -- scheduled and recurring tournaments, ladders (docs/organisers.md) --
+from django import forms  # noqa: E402
+from django.utils import timezone  # noqa: E402
+
+from tournaments.models import Ladder, TournamentSchedule  # noqa: E402
+from tournaments.services.ladder import ladder_clean, ladder_save  # noqa: E402
+from tournaments.services.schedules import schedule_clean, schedule_save  # noqa: E402
+
+
+class WhenFilter(admin.SimpleListFilter):
+    """Upcoming (a draft waiting for its start time) and recurring (created by a schedule) tournaments."""
+
+    title = "when"
+    parameter_name = "when"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("upcoming", "Upcoming"), ("recurring", "Recurring editions"), ("by_hand", "Started by hand")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> QuerySet[Tournament]:
+        if self.value() == "upcoming":
+            return queryset.filter(status=Tournament.Status.DRAFT, start_at__isnull=False).order_by("start_at")
+        if self.value() == "recurring":
+            return queryset.filter(schedule__isnull=False)
+        if self.value() == "by_hand":
+            return queryset.filter(start_at__isnull=True, schedule__isnull=True)
+        return queryset
+
+
+TournamentAdmin.list_display = [*TournamentAdmin.list_display, "start_at", "schedule"]
+TournamentAdmin.list_filter = [WhenFilter, *TournamentAdmin.list_filter]
+TournamentAdmin.list_select_related = [*TournamentAdmin.list_select_related, "schedule"]
+TournamentAdmin.readonly_fields = [*TournamentAdmin.readonly_fields, "start_at", "all_active", "schedule"]
+TournamentAdmin.fields = [*TournamentAdmin.fields, "start_at", "all_active", "schedule"]
+MatchAdmin.list_display = [*MatchAdmin.list_display, "kind"]
+MatchAdmin.list_filter = ["kind", *MatchAdmin.list_filter]
+
+
+def _service_errors(form: forms.ModelForm, exc: ServiceError) -> None:
+    """Show a service's refusal on the form, next to the field it names when the form has it."""
+    named = [f for f in exc.fields if f in form.fields]
+    form.add_error(named[0] if named else None, exc.message)
+
+
+class TournamentScheduleForm(forms.ModelForm):
+    class Meta:
+        model = TournamentSchedule
+        fields = [
+            "name", "game", "options", "seats", "format", "games_per_pairing", "move_ms", "game_ms",
+            "startup_ms", "rated", "kind", "at_time", "weekday", "cron", "enabled",
+        ]  # fmt: skip
+
+    def _post_clean(self) -> None:
+        super()._post_clean()
+        if not self.errors:
+            try:
+                schedule_clean(schedule=self.instance)
+            except ServiceError as exc:
+                _service_errors(self, exc)
+
+
+@admin.register(TournamentSchedule)
+class TournamentScheduleAdmin(admin.ModelAdmin):
+    form = TournamentScheduleForm
+    list_display = ["name", "game", "kind", "at_time", "weekday", "cron", "enabled", "next_run", "last_run", "owner"]
+    list_filter = ["enabled", "kind", "game"]
+    search_fields = ["name"]
+    list_select_related = ["game", "owner"]
+    readonly_fields = ["owner", "next_run", "last_run", "created", "recent_editions"]
+
+    def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
+        return {"seats": 2, "at_time": "03:00"}
+
+    def save_model(self, request: HttpRequest, obj: TournamentSchedule, form: Any, change: bool) -> None:
+        if not change:
+            obj.owner = request.user
+        schedule_save(schedule=obj, now=timezone.now())
+
+    @admin.display(description="Recent editions")
+    def recent_editions(self, obj: TournamentSchedule) -> SafeString:
+        rows = obj.editions.order_by("-id")[:10] if obj.pk else []
+        return _table(["Tournament", "Status", "Started"], [[t.name, t.status, t.started or "-"] for t in rows])
+
+
+class LadderForm(forms.ModelForm):
+    class Meta:
+        model = Ladder
+        fields = ["game", "options", "seats", "move_ms", "game_ms", "startup_ms", "queued_target", "enabled"]
+
+    def _post_clean(self) -> None:
+        super()._post_clean()
+        if not self.errors:
+            try:
+                ladder_clean(ladder=self.instance)
+            except ServiceError as exc:
+                _service_errors(self, exc)
+
+
+@admin.register(Ladder)
+class LadderAdmin(admin.ModelAdmin):
+    form = LadderForm
+    list_display = ["__str__", "game", "pool", "seats", "queued_target", "enabled", "topped_up_at"]
+    list_filter = ["enabled", "game"]
+    readonly_fields = ["pool", "topped_up_at", "created"]
+
+    def save_model(self, request: HttpRequest, obj: Ladder, form: Any, change: bool) -> None:
+        ladder_save(ladder=obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # disable it instead: its matches and ratings stay
+
+
+# -- end scheduled and recurring tournaments, ladders --

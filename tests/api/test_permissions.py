@@ -7,6 +7,7 @@ a view) without a row in TABLE fails ``test_every_route_has_a_row``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import time
 from typing import Any
 
 import pytest
@@ -58,6 +59,7 @@ class World:
     tournament: Any  # the owner's draft tournament
     match: Any
     challenge: Any
+    schedule: Any = None  # a staff member's recurring round robin
 
 
 def _world() -> World:
@@ -75,7 +77,16 @@ def _world() -> World:
     tournament_start(tournament=played, user=owner)
     draft = tournament_create(owner=owner, game_id="gamesup", name="draft", bot_ids=[bot.id, rival.id])
     challenge = challenge_create(challenger=owner, bot_id=bot.id, opponent_id=rival.id, games=2)
-    return World(owner, other, staff, bot, rival, draft, Match.objects.filter(tournament=played).get(), challenge)
+    world = World(owner, other, staff, bot, rival, draft, Match.objects.filter(tournament=played).get(), challenge)
+    # -- recurring round robins --
+    from tournaments.models import TournamentSchedule
+    from tournaments.services.schedules import schedule_save
+
+    world.schedule = schedule_save(
+        schedule=TournamentSchedule(name="Nightly", owner=staff, game_id="gamesup", seats=2, at_time=time(3))
+    )
+    # -- end recurring round robins --
+    return world
 
 
 def _upload(name: str) -> dict[str, Any]:
@@ -148,6 +159,20 @@ TABLE: dict[tuple[str, str], tuple[str, Any, dict[str, int]]] = {
         {A: 401, O: 403, W: 201, S: 403},
     ),
     ("api-challenge", "get"): ("/api/challenges/{challenge}/", None, {A: 401, O: 404, W: 200, S: 200}),
+    # -- recurring round robins: everyone reads, staff writes --
+    ("api-schedules", "get"): ("/api/schedules/", None, {A: 200, O: 200, W: 200, S: 200}),
+    ("api-schedules", "post"): (
+        "/api/schedules/",
+        lambda w: {"name": "Weekly", "game": "gamesup", "kind": "weekly", "weekday": 4, "at_time": "20:00"},
+        {A: 401, O: 403, W: 403, S: 201},
+    ),
+    ("api-schedule", "get"): ("/api/schedules/{schedule}/", None, {A: 200, O: 200, W: 200, S: 200}),
+    ("api-schedule", "patch"): (
+        "/api/schedules/{schedule}/",
+        lambda w: {"enabled": False},
+        {A: 401, O: 403, W: 403, S: 200},
+    ),
+    # -- end recurring round robins --
     ("api-schema", "get"): ("/api/schema/", None, {A: 200, O: 200, W: 200, S: 200}),
     ("api-docs", "get"): ("/api/docs/", None, {A: 200, O: 200, W: 200, S: 200}),
     ("api-redoc", "get"): ("/api/docs/redoc/", None, {A: 200, O: 200, W: 200, S: 200}),
@@ -168,7 +193,11 @@ def test_permission(key: tuple[str, str], actor: str) -> None:
     world = _world()
     template, body, expected = TABLE[key]
     path = template.format(
-        bot=world.bot.id, tournament=world.tournament.id, match=world.match.id, challenge=world.challenge.id
+        bot=world.bot.id,
+        tournament=world.tournament.id,
+        match=world.match.id,
+        challenge=world.challenge.id,
+        schedule=world.schedule.id,
     )
     client = APIClient()
     user = {"anonymous": None, "other": world.other, "owner": world.owner, "staff": world.staff}[actor]

@@ -3,7 +3,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from tournaments.api import auth, bots, challenges, games, matches, ratings, tournaments
+from tournaments.api import auth, bots, challenges, games, matches, ratings, schedules, tournaments
 
 urlpatterns = [
     path("auth/token/", auth.TokenApi.as_view(), name="api-token"),
@@ -48,6 +48,10 @@ urlpatterns = [
     path("ratings/", ratings.RatingListApi.as_view(), name="api-ratings"),
     path("challenges/", challenges.ChallengeListCreateApi.as_view(), name="api-challenges"),
     path("challenges/<int:challenge_id>/", challenges.ChallengeDetailApi.as_view(), name="api-challenge"),
+    # -- recurring round robins --
+    path("schedules/", schedules.ScheduleListCreateApi.as_view(), name="api-schedules"),
+    path("schedules/<int:schedule_id>/", schedules.ScheduleDetailApi.as_view(), name="api-schedule"),
+    # -- end recurring round robins --
     # The OpenAPI 3 schema and its interactive docs (assets from drf-spectacular-sidecar, no CDN).
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

@@ -41,10 +41,15 @@ def other_work_queued_count() -> int:
 
 
 def ladder_latest_versions(*, ladder: Ladder) -> list[int]:
-    """The latest version of every active public bot of the ladder's game, by bot id."""
+    """The latest version (not retired) of every active public bot of the ladder's game, by bot id."""
     latest: dict[int, int] = {}
     rows = (
-        BotVersion.objects.filter(bot__game_id=ladder.game_id, bot__active=True, bot__visibility=Bot.Visibility.PUBLIC)
+        BotVersion.objects.filter(
+            bot__game_id=ladder.game_id,
+            bot__active=True,
+            bot__visibility=Bot.Visibility.PUBLIC,
+            retirement__isnull=True,
+        )
         .order_by("bot_id", "number")
         .values_list("bot_id", "id")
     )

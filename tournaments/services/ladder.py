@@ -49,8 +49,8 @@ LEVEL_SLACK = 2
 MAX_QUEUED_TARGET = 50
 
 
-def ladder_save(*, ladder: Ladder) -> Ladder:
-    """Validate a new or edited ladder, derive its rating pool from game, options and seats, and save it."""
+def ladder_clean(*, ladder: Ladder) -> None:
+    """Check a ladder and derive its rating pool from game, options and seats; ServiceError names a bad field."""
     game = Game.objects.filter(id=ladder.game_id, available=True).first()
     if game is None:
         raise ServiceError(f"Unknown game {ladder.game_id!r}.", code="unknown_game", fields={"game": ["unknown"]})
@@ -70,6 +70,11 @@ def ladder_save(*, ladder: Ladder) -> Ladder:
     clash = Ladder.objects.filter(game_id=ladder.game_id, pool=ladder.pool).exclude(pk=ladder.pk).exists()
     if clash:
         raise ServiceError(f"There is already a ladder for {ladder.pool}.", fields={"options": ["ladder exists"]})
+
+
+def ladder_save(*, ladder: Ladder) -> Ladder:
+    """Validate and save a new or edited ladder."""
+    ladder_clean(ladder=ladder)
     ladder.save()
     return ladder
 

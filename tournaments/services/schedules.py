@@ -215,7 +215,7 @@ def schedule_save(*, schedule: TournamentSchedule, now: datetime | None = None) 
 
 
 def participants_fill_all_active(*, tournament: Tournament) -> int:
-    """Enter the latest version of every active bot of the game; returns how many.
+    """Enter the latest (not retired) version of every active bot of the game; returns how many.
 
     Public bots, plus the organiser's own private ones.  Called by
     ``tournament_start`` inside its transaction, holding the tournament's lock.
@@ -224,7 +224,12 @@ def participants_fill_all_active(*, tournament: Tournament) -> int:
         Q(visibility=Bot.Visibility.PUBLIC) | Q(owner_id=tournament.owner_id)
     )
     latest: dict[int, int] = {}
-    rows = BotVersion.objects.filter(bot__in=bots).order_by("bot_id", "number").values_list("bot_id", "id")
+    # Retired versions never play again; a bot whose versions are all retired stays out.
+    rows = (
+        BotVersion.objects.filter(bot__in=bots, retirement__isnull=True)
+        .order_by("bot_id", "number")
+        .values_list("bot_id", "id")
+    )
     for bot_id, version_id in rows:
         latest[bot_id] = version_id
     versions = [latest[bot_id] for bot_id in sorted(latest)]

@@ -1,0 +1,321 @@
+"""Start times, recurring schedules and the ladder with a real beat and worker.
+
+Each test gets a fresh PostgreSQL database and its own Redis queues (through
+ARBITER_QUEUE), runs ``celery worker --beat`` plus a second, separate
+``celery beat`` (two beats must never start a tournament or create an
+edition twice), with one-second beat intervals, and reads the database
+directly while they work.  Bots are the reference random bot in the real
+sandbox.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.service.conftest import ROOT
+
+pytestmark = [pytest.mark.services, pytest.mark.slow]
+
+PYTHON = sys.executable
+
+
+class Cluster:
+    """A worker with an embedded beat, a second beat, and helpers to set up and read the database."""
+
+    def __init__(self, env: dict[str, str], tmp: Path) -> None:
+        self.env = env
+        self.tmp = tmp
+        self.logs = Path(os.environ.get("ARBITER_TEST_ARTIFACTS", tmp / "logs"))
+        self.logs.mkdir(parents=True, exist_ok=True)
+        self.procs: list[subprocess.Popen] = []
+
+    def start(self) -> None:
+        subprocess.run(
+            [PYTHON, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=self.env, check=True, timeout=180
+        )
+        celery = [PYTHON, "-m", "celery", "-A", "workers.celery_app"]
+        self._spawn(
+            "worker",
+            [*celery, "worker", "--beat", "-s", str(self.tmp / "beat-a"), "-c", "2", "-l", "info",
+             "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", f"sched-{uuid.uuid4().hex[:6]}@%h"],
+        )  # fmt: skip
+        self._spawn("beat", [*celery, "beat", "-s", str(self.tmp / "beat-b"), "-l", "info"])
+        # The worker is up once it has said so.
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            if b"ready." in (self.logs / "worker.log").read_bytes():
+                return
+            time.sleep(0.3)
+        raise AssertionError(f"the worker did not come up; see {self.logs}")
+
+    def _spawn(self, name: str, argv: list[str]) -> None:
+        log = open(self.logs / f"{name}.log", "wb")  # noqa: SIM115 - closed with the process
+        self.procs.append(
+            subprocess.Popen(argv, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        )
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+    def shell(self, code: str) -> Any:
+        """Run Django code in the cluster's database; returns the JSON its last line prints."""
+        out = subprocess.run(
+            [PYTHON, "manage.py", "shell", "-c", code],
+            cwd=ROOT,
+            env=self.env,
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    def query(self, sql: str, *params: Any) -> list[tuple]:
+        import psycopg
+
+        with psycopg.connect(self.env["DATABASE_URL"], autocommit=True) as conn:
+            return conn.execute(sql, params).fetchall()
+
+    def wait_for(self, what: str, check: Callable[[], Any], timeout: float = 120) -> Any:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            value = check()
+            if value:
+                return value
+            time.sleep(0.5)
+        raise AssertionError(f"timed out waiting for {what}; logs in {self.logs}")
+
+
+@pytest.fixture
+def cluster(database: str, tmp_path: Path) -> Iterator[Cluster]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
+    env.update(
+        {
+            "DATABASE_URL": database,
+            "CELERY_BROKER_URL": os.environ["ARBITER_TEST_REDIS_URL"],
+            "REDIS_URL": os.environ["ARBITER_TEST_REDIS_URL"],
+            "ARBITER_QUEUE": f"arbiter-sched-{uuid.uuid4().hex[:8]}",
+            "ARBITER_VAR_DIR": str(tmp_path / "var"),
+            "SECRET_KEY": "schedule-test-secret-key-not-for-production",
+            "DEBUG": "0",
+            "PYTHONUNBUFFERED": "1",
+            "ARBITER_SCHEDULE_POLL_S": "1",
+            "ARBITER_LADDER_POLL_S": "1",
+        }
+    )
+    c = Cluster(env, tmp_path)
+    try:
+        c.start()
+        yield c
+    finally:
+        c.stop()
+
+
+BOTS = """
+import json
+from datetime import timedelta
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+from tournaments.services.bots import bot_create
+from tournaments.services.games import game_sync
+game_sync()
+user = get_user_model().objects.create_user(username="org", password="x", is_staff=True)
+code = open("bots/random_bot.py", "rb").read()
+bots = [bot_create(owner=user, game_id="gamesup", name=f"b{i}", package=code, filename="r.py").bot for i in range(3)]
+"""
+
+SCHEDULED = (
+    BOTS
+    + """
+from tournaments.models import TournamentSchedule
+from tournaments.services.schedules import edition_name, schedule_save
+from tournaments.services.tournaments import tournament_create
+now = timezone.now()
+clocks = dict(move_ms=1000, game_ms=20000, startup_ms=10000)
+start_at = (now + timedelta(seconds=5)).replace(microsecond=0)
+t = tournament_create(owner=user, game_id="gamesup", name="at five", bot_ids=[b.id for b in bots],
+                      games_per_pairing=1, start_at=start_at, **clocks)
+s = schedule_save(schedule=TournamentSchedule(
+    name="Nightly gamesup", owner=user, game_id="gamesup", seats=2, games_per_pairing=1, kind="daily",
+    at_time=(now + timedelta(seconds=7)).time().replace(microsecond=0), **clocks))
+print(json.dumps({"tid": t.id, "start_at": start_at.isoformat(), "sid": s.id, "next_run": s.next_run.isoformat(),
+                  "name": edition_name(schedule=s, run=s.next_run)}))
+"""
+)
+
+
+def test_start_time_and_recurring_edition(cluster: Cluster) -> None:
+    setup = cluster.shell(SCHEDULED)
+    tid, sid = setup["tid"], setup["sid"]
+    start_at = datetime.fromisoformat(setup["start_at"])
+    next_run = datetime.fromisoformat(setup["next_run"])
+
+    def started() -> Any:
+        ((status, at),) = cluster.query("SELECT status, started FROM tournaments_tournament WHERE id = %s", tid)
+        return at if status != "draft" else None
+
+    started_at = cluster.wait_for("the scheduled tournament to start", started, timeout=60)
+    # Never early; late by about one beat interval (1 s) plus a busy machine's slack.
+    assert start_at <= started_at < start_at + timedelta(seconds=20), (start_at, started_at)
+
+    def edition() -> Any:
+        return cluster.query("SELECT id, name, status FROM tournaments_tournament WHERE schedule_id = %s", sid)
+
+    rows = cluster.wait_for("the schedule's edition", edition, timeout=60)
+    # Both beats keep ticking every second: still one edition a few ticks later.
+    time.sleep(4)
+    rows = edition()
+    assert len(rows) == 1, rows
+    edition_id, name, status = rows[0]
+    assert name == setup["name"] and status in ("running", "finished")
+    ((moved, last_run),) = cluster.query(
+        "SELECT next_run, last_run FROM tournaments_tournamentschedule WHERE id = %s", sid
+    )
+    assert moved == next_run + timedelta(days=1) and last_run >= next_run
+    ((entries,),) = cluster.query("SELECT count(*) FROM tournaments_participant WHERE tournament_id = %s", edition_id)
+    assert entries == 3
+
+    # Both tournaments are played through by the worker.
+    def finished() -> bool:
+        rows = cluster.query("SELECT status FROM tournaments_tournament WHERE id IN (%s, %s)", tid, edition_id)
+        return all(r[0] == "finished" for r in rows)
+
+    cluster.wait_for("both tournaments to finish", finished, timeout=180)
+    kinds = cluster.query(
+        "SELECT kind, status, count(*) FROM tournaments_match WHERE tournament_id IN (%s, %s) GROUP BY 1, 2",
+        tid, edition_id,
+    )  # fmt: skip
+    assert kinds == [("tournament", "finished", 6)], kinds
+
+
+LADDER = (
+    BOTS
+    + """
+from tournaments.models import Ladder
+from tournaments.services.ladder import ladder_save
+ladder = ladder_save(ladder=Ladder(game_id="gamesup", seats=2, queued_target=2, move_ms=1000, game_ms=20000,
+                                   startup_ms=10000))
+print(json.dumps({"pool": ladder.pool, "versions": [b.versions.get().id for b in bots]}))
+"""
+)
+
+NEW_VERSION = """
+import json
+from django.contrib.auth import get_user_model
+from tournaments.models import Bot, Ladder, Match
+from tournaments.services.bots import bot_version_create
+from tournaments.services.ladder import ladder_save
+user = get_user_model().objects.get(username="org")
+code = open("bots/random_bot.py", "rb").read() + b"# version two\\n"
+# Pause the ladder so no top-up is half-way through while the version arrives.
+ladder = Ladder.objects.get()
+ladder.enabled = False
+ladder_save(ladder=ladder)
+v = bot_version_create(bot=Bot.objects.get(name="b0"), user=user, package=code, filename="r.py")
+last = Match.objects.order_by("-id").values_list("id", flat=True).first()
+ladder.enabled = True
+ladder_save(ladder=ladder)
+print(json.dumps({"version": v.id, "last_match": last}))
+"""
+
+TOURNAMENT = """
+import json
+from django.contrib.auth import get_user_model
+from tournaments.models import Bot
+from tournaments.services.tournaments import tournament_create, tournament_start
+user = get_user_model().objects.get(username="org")
+bot_ids = list(Bot.objects.values_list("id", flat=True))
+t = tournament_create(owner=user, game_id="gamesup", name="busy", bot_ids=bot_ids, games_per_pairing=4,
+                      move_ms=1000, game_ms=20000, startup_ms=10000)
+t = tournament_start(tournament=t, user=user)
+print(json.dumps({"tid": t.id}))
+"""
+
+
+def test_ladder_plays_everyone_serves_a_new_version_first_and_yields_to_tournaments(cluster: Cluster) -> None:
+    setup = cluster.shell(LADDER)
+    pool, versions = setup["pool"], setup["versions"]
+
+    def per_version(after_match: int = 0) -> dict[int, int]:
+        rows = cluster.query(
+            "SELECT s.bot_version_id, count(*) FROM tournaments_matchseat s JOIN tournaments_match m"
+            " ON m.id = s.match_id WHERE m.kind = 'ladder' AND m.status = 'finished' AND m.id > %s GROUP BY 1",
+            after_match,
+        )
+        return dict(rows)
+
+    # Every bot plays, rated in the ladder's pool.
+    cluster.wait_for(
+        "two finished ladder games for every bot", lambda: min(per_version().get(v, 0) for v in versions) >= 2
+    )
+    rated = dict(cluster.query("SELECT bot_version_id, games FROM tournaments_rating WHERE pool = %s", pool))
+    assert set(rated) == set(versions) and all(g >= 2 for g in rated.values()), rated
+    ((loose,),) = cluster.query(
+        "SELECT count(*) FROM tournaments_match WHERE kind = 'ladder' AND tournament_id IS NOT NULL"
+    )
+    assert loose == 0
+
+    # A new version: the ladder's next matches are its games.
+    upload = cluster.shell(NEW_VERSION)
+    fresh = upload["version"]
+    cluster.wait_for("the new version's first ladder games", lambda: per_version().get(fresh, 0) >= 2, timeout=90)
+    lineups: dict[int, set[int]] = {}
+    for match_id, version in cluster.query(
+        "SELECT s.match_id, s.bot_version_id FROM tournaments_matchseat s JOIN tournaments_match m ON m.id = s.match_id"
+        " WHERE m.kind = 'ladder' AND m.id > %s ORDER BY m.id",
+        upload["last_match"],
+    ):
+        lineups.setdefault(match_id, set()).add(version)
+    # Every match created after it, until the newcomer has caught up, has the new version.
+    first_new = list(lineups.values())[:2]
+    assert len(first_new) == 2 and all(fresh in ids for ids in first_new), lineups
+    assert all(versions[0] not in ids for ids in lineups.values()), lineups
+
+    # A tournament takes over: while its matches wait, the ladder adds none.
+    tid = cluster.shell(TOURNAMENT)["tid"]
+
+    def tournament_done() -> bool:
+        return cluster.query("SELECT status FROM tournaments_tournament WHERE id = %s", tid)[0][0] == "finished"
+
+    cluster.wait_for("the tournament to finish beside the ladder", tournament_done, timeout=180)
+    ((started, last_claim),) = cluster.query(
+        "SELECT t.started, max(m.claimed_at) FROM tournaments_tournament t JOIN tournaments_match m"
+        " ON m.tournament_id = t.id WHERE t.id = %s GROUP BY t.started",
+        tid,
+    )
+    assert last_claim - started > timedelta(seconds=3), "the tournament was too short to show anything"
+    # A top-up that counted the queue just before the tournament committed may still land in the first moments.
+    ((during,),) = cluster.query(
+        "SELECT count(*) FROM tournaments_match WHERE kind = 'ladder' AND created > %s AND created < %s",
+        started + timedelta(seconds=2),
+        last_claim,
+    )
+    assert during == 0
+    # ... and the ladder resumes once the tournament queue is empty.
+    cluster.wait_for(
+        "ladder games after the tournament",
+        lambda: cluster.query(
+            "SELECT count(*) FROM tournaments_match WHERE kind = 'ladder' AND created > %s", last_claim
+        )[0][0],
+        timeout=30,
+    )
