@@ -119,3 +119,27 @@ def test_three_player_sequence_table(user: Any, make_bot: Any, play: Any, sent: 
     players = row.payload["players"]
     assert max(players, key=lambda v: players[v]["perf_elo"]) == str(strongest)
     assert all(p["ci_low"] < p["perf_elo"] < p["ci_high"] for p in players.values())
+
+
+def test_large_field_serves_the_stale_table_marked(
+    user: Any, make_bot: Any, play: Any, sent: list, settings: Any
+) -> None:
+    settings.ARBITER_PERFORMANCE_LIVE_MAX_PLAYERS = 2  # make three bots count as "large"
+    bots = [make_bot() for _ in range(3)]
+    tournament = _tournament(user, bots, games_per_pairing=2)
+    strongest = bots[0].versions.get().id
+    total = tournament.matches.count()
+    # No table yet: fitted on the spot even for a large field.
+    assert tournament_performance(tournament=tournament, order=[])["computed_at"] is None
+    _play_all(tournament, play, strongest, limit=total - 1)
+    row = service.performance_refresh(tournament_id=tournament.id)
+    play(tournament.matches.order_by("-index").first(), [1, 2])
+    order = row.payload["order"]
+    stale = tournament_performance(tournament=tournament, order=order)
+    assert stale["stale"] and stale["computed_at"] == row.computed_at.isoformat()
+    assert stale["players"] == row.payload["players"]
+    # Shown in another order: LOS is dropped where the row below changed.
+    swapped = [order[1], order[0], order[2]]
+    shown = tournament_performance(tournament=tournament, order=swapped)
+    assert shown["stale"] and all(p["los_next"] is None for p in shown["players"].values())
+    assert shown["players"][str(order[0])]["perf_elo"] == row.payload["players"][str(order[0])]["perf_elo"]

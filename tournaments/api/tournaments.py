@@ -75,7 +75,8 @@ class StandingsSerializer(serializers.Serializer):
     performance_fit = serializers.DictField(
         child=serializers.JSONField(),
         help_text="The whole-tournament Bradley-Terry fit behind perf_elo: computed_at (null: fitted for this "
-        "request), matches, anchor, first_move_advantage, first_move_stderr, components.",
+        "request), stale (a large tournament's table awaiting its debounced refit), matches, anchor, "
+        "first_move_advantage, first_move_stderr, components.",
     )
 
 
@@ -233,7 +234,15 @@ def _standings_with_performance(tournament: Tournament) -> dict[str, Any]:
         "standings": standings_with_performance(rows, table),
         "performance_fit": {
             key: table[key]
-            for key in ("computed_at", "matches", "anchor", "first_move_advantage", "first_move_stderr", "components")
+            for key in (
+                "computed_at",
+                "stale",
+                "matches",
+                "anchor",
+                "first_move_advantage",
+                "first_move_stderr",
+                "components",
+            )
         },
     }
 

@@ -2,11 +2,20 @@
 
 The fit itself is pure (``tournaments.stats``); this module gathers its
 input from the database and reads the cached table that
-``tournaments.services.performance`` keeps.  A cached table is used only
-when it was computed from the same finished matches and for the same table
-order (LOS is "over the next row", so it depends on the order); otherwise
-the table is fitted on the spot and returned without being stored, so a
-reader never sees a stale one.  Nothing here writes.
+``tournaments.services.performance`` keeps.  Nothing here writes.
+
+A cached table is fresh when it was computed from the same finished matches
+and for the same table order (LOS is "over the next row", so it depends on
+the order).  When it is not:
+
+* with no table yet, or a small field (at most
+  ``ARBITER_PERFORMANCE_LIVE_MAX_PLAYERS``, default 40, where a fit costs
+  milliseconds), the table is fitted on the spot and returned unstored;
+* otherwise the stale table is served, marked ``stale``, rather than
+  refitting a large tournament on every request while it runs: a finished
+  match has already asked for a refit, due within the debounce window.  A
+  row keeps its ``los_next`` only if the row below it is still the one the
+  table was fitted for; otherwise ``los_next`` is None rather than wrong.
 """
 
 from __future__ import annotations
@@ -108,20 +117,37 @@ def performance_cached(*, tournament: Tournament) -> PerformanceFit | None:
 
 
 def tournament_performance(*, tournament: Tournament, order: Sequence[int]) -> dict[str, Any]:
-    """The performance table for ``order`` (standings order): cached when fresh, else fitted now.
+    """The performance table for ``order`` (standings order): cached when fresh, else as the docstring says.
 
-    The payload carries ``computed_at`` (None when fitted for this request).
+    The payload carries ``computed_at`` (None when fitted for this request)
+    and ``stale``.
     """
+    order = list(order)
     cached = performance_cached(tournament=tournament)
-    if cached is not None and cached.computed_at is not None:
+    if cached is not None and cached.computed_at is not None and cached.payload.get("version") == PAYLOAD_VERSION:
         payload = cached.payload
-        if (
-            payload.get("version") == PAYLOAD_VERSION
-            and payload.get("order") == list(order)
-            and payload.get("matches") == finished_match_count(tournament=tournament)
-        ):
-            return {**payload, "computed_at": cached.computed_at.isoformat()}
-    return {**performance_compute(tournament=tournament, order=order), "computed_at": None}
+        stamp = {"computed_at": cached.computed_at.isoformat()}
+        same_matches = payload.get("matches") == finished_match_count(tournament=tournament)
+        if same_matches and payload.get("order") == order:
+            return {**payload, **stamp, "stale": False}
+        live_max = int(getattr(settings, "ARBITER_PERFORMANCE_LIVE_MAX_PLAYERS", 40))
+        if len(order) > live_max:
+            return {**_reordered(payload, order), **stamp, "stale": True}
+    return {**performance_compute(tournament=tournament, order=order), "computed_at": None, "stale": False}
+
+
+def _reordered(payload: dict[str, Any], order: list[int]) -> dict[str, Any]:
+    """A cached payload shown in another order: ``los_next`` only where the next row is unchanged."""
+    cached_next = dict(zip(payload["order"], payload["order"][1:], strict=False))
+    players = {}
+    for k, version in enumerate(order):
+        entry = payload["players"].get(str(version))
+        if entry is None:
+            continue
+        shown_next = order[k + 1] if k + 1 < len(order) else None
+        keep = shown_next is not None and cached_next.get(version) == shown_next
+        players[str(version)] = {**entry, "los_next": entry["los_next"] if keep else None}
+    return {**payload, "order": order, "players": players}
 
 
 def standings_with_performance(rows: list[dict[str, Any]], table: dict[str, Any]) -> list[dict[str, Any]]:
