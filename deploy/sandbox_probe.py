@@ -1,0 +1,67 @@
+"""Check that this process has every privilege the bot sandbox uses; print the findings as JSON.
+
+Starts one real sandboxed bot that holds 32 MiB and waits on stdin, then tries what a
+worker does during a match: measure the bot's memory (reads /proc of another uid),
+find who holds its output pipe, renice its uid, and kill every process of that uid.
+Run it inside a worker container (``python deploy/sandbox_probe.py``) to check a
+host's Docker settings; exit status 0 when everything worked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from workers.sandbox import BotProgram, SandboxLimits, pids_of_uid, start_bot
+from workers.slots import process_tree
+
+BOT = "import sys\nheld = bytearray(32 << 20)\nfor i in range(0, len(held), 4096): held[i] = 1\nsys.stdin.readline()\n"
+
+
+def probe() -> dict[str, object]:
+    """Run the checks; every value True means the sandbox has what it needs here."""
+    work = Path(tempfile.mkdtemp(prefix="arbiter-probe-"))
+    os.chmod(work, 0o755)
+    (work / "bot.py").write_text(BOT)
+    found: dict[str, object] = {"root": os.geteuid() == 0}
+    proc = start_bot(BotProgram(work, ("python3", "bot.py")), SandboxLimits.from_env(), 20)
+    try:
+        found["sandboxed"] = proc.sandboxed
+        deadline = time.monotonic() + 10
+        memory_kb = 0
+        while time.monotonic() < deadline and memory_kb < 16 * 1024:
+            time.sleep(0.05)
+            memory_kb = proc.total_memory_kb()
+        found["memory_measured"] = memory_kb >= 16 * 1024
+        found["pipe_holder_seen"] = proc.holds_pipe(proc.popen.stdout.fileno())  # type: ignore[union-attr]
+        proc.set_nice(7)
+        tree = process_tree(proc.pid)
+        found["reniced"] = bool(tree) and all(_nice(pid) == 7 for pid in tree)
+        uid = proc.slot.uid if proc.slot is not None else os.getuid()
+        proc.kill()
+        found["killed"] = proc.slot is not None and not pids_of_uid(uid)
+    finally:
+        proc.kill()
+        proc.cleanup()
+        shutil.rmtree(work, ignore_errors=True)
+    return found
+
+
+def _nice(pid: int) -> int | None:
+    try:
+        return os.getpriority(os.PRIO_PROCESS, pid)
+    except OSError:
+        return None
+
+
+if __name__ == "__main__":
+    result = probe()
+    print(json.dumps(result))
+    sys.exit(0 if all(result.values()) else 1)
