@@ -49,7 +49,7 @@ names() {
 alive() {
     local want="$1" f line fields
     for f in /proc/[0-9]*/stat; do
-        read -r line <"$f" 2>/dev/null || continue
+        read -r line 2>/dev/null <"$f" || continue
         # Fields after the command name, which may hold spaces: state ppid pgrp ...
         read -r -a fields <<<"${line##*) }"
         [ "${fields[2]}" = "$want" ] && [ "${fields[0]}" != Z ] && return 0
