@@ -260,6 +260,8 @@ SPECTACULAR_SETTINGS = {
         "tournaments.api.schema.add_error_responses",
     ],
 }
+# A CSRF failure under /api/ (session cookie without its token) answers in the error shape too.
+CSRF_FAILURE_VIEW = "tournaments.api.errors.csrf_failure"
 # -- end public API ----------------------------------------------------------------
 
 LOGGING = {

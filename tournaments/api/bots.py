@@ -22,7 +22,7 @@ from tournaments.models import Bot, BotVersion
 from tournaments.selectors.bots import bot_get, bot_list, bot_versions
 from tournaments.selectors.ratings import bot_ratings, rating_history
 from tournaments.selectors.versions import version_get, version_latest_active
-from tournaments.services.bots import bot_create, bot_deactivate, bot_update, bot_version_create
+from tournaments.services.bots import BOT_NAME_RE, bot_create, bot_deactivate, bot_update, bot_version_create
 from tournaments.services.errors import ForbiddenError, ServiceError
 from tournaments.services.versions import bot_version_retire
 
@@ -103,7 +103,7 @@ class UploadSerializer(serializers.Serializer):
 
 class BotCreateSerializer(UploadSerializer):
     game = serializers.CharField(max_length=40)
-    name = serializers.CharField(max_length=64)
+    name = serializers.RegexField(BOT_NAME_RE.pattern, max_length=64, help_text="1-64 letters, digits, '_', '.', '-'.")
     visibility = serializers.ChoiceField(choices=Bot.Visibility.choices, default=Bot.Visibility.PUBLIC)
     description = serializers.CharField(required=False, allow_blank=True, default="", max_length=10000)
 

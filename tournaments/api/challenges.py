@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tournaments.api.common import found, user_of
+from tournaments.api.common import found, id_field, user_of
 from tournaments.api.filters import ChallengeFilter
 from tournaments.api.matches import MatchSerializer, match_body
 from tournaments.api.pagination import Pagination
@@ -29,9 +29,11 @@ from tournaments.services.challenges import challenge_create
 
 
 class ChallengeInputSerializer(serializers.Serializer):
-    bot = serializers.IntegerField(help_text="Your bot's id.")
-    opponent = serializers.IntegerField(help_text="Any public bot of the same game (or another of yours).")
-    games = serializers.IntegerField(default=1, min_value=1, help_text="How many games (at most a setting, 20).")
+    bot = id_field(help_text="Your bot's id.")
+    opponent = id_field(help_text="Any public bot of the same game (or another of yours).")
+    games = serializers.IntegerField(
+        default=1, min_value=1, max_value=100, help_text="How many games (at most ARBITER_CHALLENGE_MAX_GAMES)."
+    )
     swap_seats = serializers.BooleanField(default=True, help_text="Change sides every game.")
     seats = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=2, max_value=100)
     options = serializers.DictField(required=False, default=dict)

@@ -31,3 +31,13 @@ def query_int(request: Request, name: str) -> int | None:
         from tournaments.services.errors import ServiceError
 
         raise ServiceError(f"{name} must be an integer.", fields={name: ["not an integer"]}) from None
+
+
+MAX_ID = 2**63 - 1
+
+
+def id_field(**kwargs: Any) -> Any:
+    """An integer input that names a database row: 1 to 2**63-1 (larger numbers overflow the column)."""
+    from rest_framework import serializers
+
+    return serializers.IntegerField(min_value=1, max_value=MAX_ID, **kwargs)

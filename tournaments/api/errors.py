@@ -77,3 +77,13 @@ def server_error(request: HttpRequest) -> HttpResponse:
     if request.path.startswith("/api/"):
         return JsonResponse(error_body("server_error", "Internal server error."), status=500)
     return defaults.server_error(request)
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """CSRF_FAILURE_VIEW: the error shape under /api/ (e.g. a session cookie without its CSRF token)."""
+    if request.path.startswith("/api/"):
+        body = error_body("permission_denied", f"CSRF check failed: {reason or 'no valid token'}.")
+        return JsonResponse(body, status=status.HTTP_403_FORBIDDEN)
+    from django.views.csrf import csrf_failure as django_csrf_failure
+
+    return django_csrf_failure(request, reason=reason)

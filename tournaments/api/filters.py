@@ -2,11 +2,26 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import django_filters as filters
+from django import forms
 from django.db.models import QuerySet
 
 from tournaments.models import Bot, Match, Tournament
 from tournaments.models_challenges import Challenge
+
+
+class IdFilter(filters.NumberFilter):
+    """A whole number that fits a database id (django-filter's NumberFilter takes any decimal)."""
+
+    field_class = forms.IntegerField
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("min_value", 1)
+        kwargs.setdefault("max_value", 2**63 - 1)
+        super().__init__(*args, **kwargs)
+
 
 BOT_ORDERINGS = ("name", "-name", "created", "-created", "id", "-id")
 TOURNAMENT_ORDERINGS = ("created", "-created", "id", "-id", "name", "-name")
@@ -48,10 +63,10 @@ class TournamentFilter(filters.FilterSet):
 
 
 class MatchFilter(filters.FilterSet):
-    tournament = filters.NumberFilter(field_name="tournament_id")
-    bot = filters.NumberFilter(method="filter_bot", help_text="Matches in which any version of this bot played.")
-    bot_version = filters.NumberFilter(method="filter_bot_version")
-    challenge = filters.NumberFilter(field_name="challenge_link__challenge_id")
+    tournament = IdFilter(field_name="tournament_id")
+    bot = IdFilter(method="filter_bot", help_text="Matches in which any version of this bot played.")
+    bot_version = IdFilter(method="filter_bot_version")
+    challenge = IdFilter(field_name="challenge_link__challenge_id")
     game = filters.CharFilter(field_name="game_id")
     status = filters.ChoiceFilter(choices=Match.Status.choices)
     rated = filters.BooleanFilter()
@@ -90,8 +105,8 @@ class MatchFilter(filters.FilterSet):
 
 class ChallengeFilter(filters.FilterSet):
     game = filters.CharFilter(field_name="game_id")
-    bot = filters.NumberFilter(field_name="bot_version__bot_id", help_text="The challenger's bot.")
-    opponent = filters.NumberFilter(field_name="opponent_version__bot_id")
+    bot = IdFilter(field_name="bot_version__bot_id", help_text="The challenger's bot.")
+    opponent = IdFilter(field_name="opponent_version__bot_id")
     ordering = filters.OrderingFilter(fields=(("created", "created"), ("id", "id")))
 
     class Meta:

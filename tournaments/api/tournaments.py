@@ -11,12 +11,16 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tournaments.api.common import found
+from tournaments.api.common import found, id_field
 from tournaments.api.filters import TournamentFilter
 from tournaments.api.pagination import Pagination
 from tournaments.api.schema import error
 from tournaments.models import Tournament
-from tournaments.selectors.standings import tournament_crosstable, tournament_progress, tournament_standings
+from tournaments.selectors.standings import (
+    tournament_crosstable,
+    tournament_progress,
+    tournament_standings_with_fit,
+)
 from tournaments.selectors.tournaments import tournament_get, tournament_list, tournament_participants
 from tournaments.services.tournaments import tournament_cancel, tournament_start
 from tournaments.services.versions import tournament_create_pinned
@@ -90,14 +94,14 @@ class TournamentInputSerializer(serializers.Serializer):
     game = serializers.CharField(max_length=40)
     name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
     participants = serializers.ListField(
-        child=serializers.IntegerField(),
+        child=id_field(),
         max_length=200,
         required=False,
         default=list,
         help_text="Bot ids (leave out with all_active).",
     )
     versions = serializers.ListField(
-        child=serializers.IntegerField(),
+        child=id_field(),
         required=False,
         default=list,
         max_length=200,
@@ -226,25 +230,7 @@ class TournamentStandingsApi(APIView):
 
 def _standings_with_performance(tournament: Tournament) -> dict[str, Any]:
     """The standings rows with the cached whole-tournament fit merged in, and the fit's summary."""
-    from tournaments.selectors.performance import standings_with_performance, tournament_performance
-
-    rows = tournament_standings(tournament=tournament)
-    table = tournament_performance(tournament=tournament, order=[r["bot_version"] for r in rows])
-    return {
-        "standings": standings_with_performance(rows, table),
-        "performance_fit": {
-            key: table[key]
-            for key in (
-                "computed_at",
-                "stale",
-                "matches",
-                "anchor",
-                "first_move_advantage",
-                "first_move_stderr",
-                "components",
-            )
-        },
-    }
+    return tournament_standings_with_fit(tournament=tournament)
 
 
 # -- end performance table --
