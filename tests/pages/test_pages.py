@@ -7,7 +7,7 @@ import random
 from typing import Any
 
 import pytest
-from django.db import connection
+from django.db import connection, reset_queries
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
@@ -29,9 +29,11 @@ def _replay(response: Any) -> dict[str, Any]:
 
 
 def _queries(client: Client, url: str) -> int:
+    reset_queries()  # a request clears the log as it starts: capture from an empty one
     with CaptureQueriesContext(connection) as ctx:
         response = client.get(url)
     assert response.status_code == 200, url
+    assert ctx.captured_queries, url
     return len(ctx.captured_queries)
 
 

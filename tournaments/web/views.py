@@ -11,6 +11,7 @@ from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.safestring import SafeString, mark_safe
 
 from engines import UnknownEngineError, get_engine
 from tournaments.models import Game, Match, MatchSeat, Tournament
@@ -114,6 +115,20 @@ def game_leaderboard(request: HttpRequest, game_id: str) -> HttpResponse:
     return render(request, "web/leaderboard.html", {"game": game, "pool": pool, "pools": pools, "rows": rows})
 
 
+def _cells_html(cells: list[dict[str, Any] | None]) -> SafeString:
+    """One crosstable row's cells.  Built here rather than in the template: with 50 bots that is
+    2,500 cells, and the template language would spend more time on them than the selectors."""
+    out = []
+    for cell in cells:
+        if cell is None:
+            out.append('<td class="self">&times;</td>')
+        elif cell["games"]:
+            out.append(f'<td class="num">{round(cell["points"], 2):g}/{int(cell["games"])}</td>')
+        else:
+            out.append('<td class="num empty">·</td>')
+    return mark_safe("".join(out))  # numbers and fixed markup only
+
+
 def _tournament_context(tournament: Tournament) -> dict[str, Any]:
     progress = tournament_progress(tournament=tournament)
     done = progress["finished"] + progress["errored"] + progress["cancelled"]
@@ -121,7 +136,13 @@ def _tournament_context(tournament: Tournament) -> dict[str, Any]:
     standings = tournament_standings(tournament=tournament)
     crosstable = tournament_crosstable(tournament=tournament)
     cross_rows = [
-        {"name": p["bot_name"], "version": p["version"], "bot": p["bot"], "place": n, "cells": row["cells"]}
+        {
+            "name": p["bot_name"],
+            "version": p["version"],
+            "bot": p["bot"],
+            "place": n,
+            "cells": _cells_html(row["cells"]),
+        }
         for n, (p, row) in enumerate(zip(crosstable["participants"], crosstable["rows"], strict=True), start=1)
     ]
     recent = _match_rows(match_list(tournament_id=tournament.id)[:RECENT_MATCHES])
@@ -129,6 +150,8 @@ def _tournament_context(tournament: Tournament) -> dict[str, Any]:
         "tournament": tournament,
         "progress": progress,
         "done": done,
+        # Matches done or under way: the live script compares it with the API's progress.
+        "started": done + progress["running"],
         "percent": round(100.0 * done / total, 1) if total else 100.0,
         "running": tournament.status == Tournament.Status.RUNNING,
         "standings": standings,
