@@ -1,7 +1,4 @@
-"""The cached performance table: refit service, debounced requests, selector freshness, standings API fields.
-
-(tests/service/test_performance.py covers the older tournaments.performance module.)
-"""
+"""The cached performance table: refit service, debounced requests, selector freshness, standings API fields."""
 
 from __future__ import annotations
 

@@ -54,9 +54,9 @@ def test_standings_by_hand(user: Any, make_bot: Any, play: Any) -> None:
     assert table["rows"][2]["cells"][1] == {"points": 0.0, "games": 1}
 
 
-def _queries(tournament: Tournament) -> int:
+def _queries(tournament: Tournament, performance: bool = False) -> int:
     with CaptureQueriesContext(connection) as ctx:
-        tournament_standings(tournament=tournament)
+        tournament_standings(tournament=tournament, performance=performance)
         tournament_crosstable(tournament=tournament)
     return len(ctx.captured_queries)
 
@@ -71,6 +71,8 @@ def test_query_count_is_constant(user: Any, make_bot: Any, play: Any, seats: int
             play(match, ranks)
     assert large.matches.count() > 10 * small.matches.count()
     assert _queries(small) == _queries(large) == 6  # three queries per selector
+    # With the performance table (fitted on the spot: no cache yet), still a constant count.
+    assert _queries(small, performance=True) == _queries(large, performance=True)
 
 
 def test_standings_carry_performance(user: Any, make_bot: Any, play: Any) -> None:
@@ -85,8 +87,9 @@ def test_standings_carry_performance(user: Any, make_bot: Any, play: Any) -> Non
             play(match, [1, 2])
     rows = tournament_standings(tournament=tournament)
     assert rows[0]["bot_version"] == strongest
-    perf = [r["performance"] for r in rows]
-    assert perf[0]["rating"] > perf[1]["rating"] and perf[0]["low"] < perf[0]["rating"] < perf[0]["high"]
-    assert 0.5 < perf[0]["los_next"] <= 1 and perf[-1]["los_next"] is None
+    # One performance rating per row (the whole-tournament fit), no older duplicate.
+    assert all("performance" not in r for r in rows)
+    assert rows[0]["perf_elo"] > rows[1]["perf_elo"] and rows[0]["ci_low"] < rows[0]["perf_elo"] < rows[0]["ci_high"]
+    assert 0.5 < rows[0]["los_next"] <= 1 and rows[-1]["los_next"] is None
     mean_elo = sum(r["elo"] for r in rows) / 3
-    assert abs(sum(p["rating"] for p in perf) / 3 - mean_elo) < 0.2
+    assert abs(sum(r["perf_elo"] for r in rows) / 3 - mean_elo) < 0.2

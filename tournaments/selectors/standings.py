@@ -2,21 +2,26 @@
 
 Three queries whatever the size: participants, the seats of finished
 matches, and the participants' ratings.  Everything else is arithmetic.
+Standings rows also carry the one performance rating of the tournament
+(``perf_elo`` with its 95% interval ``ci_low``..``ci_high`` and ``los_next``),
+read from the whole-tournament fit in ``tournaments.selectors.performance``
+(cached, or fitted on the spot: a few more queries, still constant).
 """
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import Count
 
-from engines import UnknownEngineError, get_engine
 from tournaments.elo import outcome, pair_score
 from tournaments.models import Match, MatchSeat, Participant, Rating, Tournament
-from tournaments.performance import PairGame, bradley_terry, likelihood_of_superiority
+from tournaments.selectors.performance import standings_with_performance, tournament_performance
+
+# The fit's summary fields shown next to the standings (API ``performance_fit``).
+FIT_SUMMARY = ("computed_at", "stale", "matches", "anchor", "first_move_advantage", "first_move_stderr", "components")
 
 
 @dataclass
@@ -44,7 +49,6 @@ class _Game:
     members: list[int]  # participant bot_version id per team
     ranks: list[int]
     forfeits: dict[int, set[str]]  # bot_version id -> non-ok statuses
-    first_team: int  # position in ``members`` of the team holding seat 0
 
 
 def _participants(tournament: Tournament) -> list[_Row]:
@@ -94,7 +98,6 @@ def _finished_games(tournament: Tournament) -> list[_Game]:
                 members=[team_member[t] for t in order],
                 ranks=[team_rank[t] for t in order],
                 forfeits=dict(forfeits),
-                first_team=order.index(rows[0][0]),  # rows are in seat order: rows[0] is seat 0
             )
         )
     return games
@@ -145,43 +148,8 @@ def _compute(tournament: Tournament) -> tuple[list[_Row], dict[tuple[int, int], 
     return rows, pair, games
 
 
-def _performance(tournament: Tournament, rows: list[_Row], games: list[_Game]) -> dict[int, dict[str, Any]]:
-    """Bradley-Terry performance with a 95% interval and LOS over the next row, anchored on the field's mean Elo."""
-    if not rows:
-        return {}
-    try:
-        first_mover = get_engine(tournament.game_id).has_first_mover
-    except UnknownEngineError:
-        first_mover = True
-    pairs = []
-    for game in games:
-        # The first-move term only means something between two teams.
-        two = len(game.members) == 2
-        for t, u in itertools.combinations(range(len(game.members)), 2):
-            first = (1 if game.first_team == t else -1 if game.first_team == u else 0) if two else 0
-            pairs.append(PairGame(game.members[t], game.members[u], pair_score(game.ranks[t], game.ranks[u]), first))
-    anchor = sum(r.elo if r.elo is not None else 1500.0 for r in rows) / len(rows)
-    fitted, advantage = bradley_terry(
-        players=[r.bot_version_id for r in rows], games=pairs, anchor_mean=anchor, first_mover=first_mover
-    )
-    out = {}
-    for position, row in enumerate(rows):
-        mine = fitted[row.bot_version_id]
-        following = fitted[rows[position + 1].bot_version_id] if position + 1 < len(rows) else None
-        out[row.bot_version_id] = {
-            "rating": round(mine.rating, 1),
-            "low": round(mine.low, 1),
-            "high": round(mine.high, 1),
-            "los_next": round(likelihood_of_superiority(mine, following), 4) if following else None,
-            "first_move_advantage": round(advantage, 1) if first_mover else None,
-        }
-    return out
-
-
-def tournament_standings(*, tournament: Tournament) -> list[dict[str, Any]]:
-    """Per participant: games, W/D/L, points, score %, Sonneborn-Berger, forfeits by status, Elo, performance."""
-    rows, _, games = _compute(tournament)
-    performance = _performance(tournament, rows, games)
+def _base_rows(tournament: Tournament) -> list[dict[str, Any]]:
+    rows, _, _ = _compute(tournament)
     return [
         {
             "place": place,
@@ -200,10 +168,29 @@ def tournament_standings(*, tournament: Tournament) -> list[dict[str, Any]]:
             "forfeits": dict(sorted(r.forfeits.items())),
             "elo": round(r.elo, 2) if r.elo is not None else None,
             "rated_games": r.rated_games,
-            "performance": performance[r.bot_version_id],
         }
         for place, r in enumerate(rows, start=1)
     ]
+
+
+def tournament_standings(*, tournament: Tournament, performance: bool = True) -> list[dict[str, Any]]:
+    """Per participant, best first: games, W/D/L, points, score %, Sonneborn-Berger, forfeits by status, Elo;
+    and (unless ``performance`` is False) ``perf_elo``, ``ci_low``, ``ci_high``, ``los_next``."""
+    rows = _base_rows(tournament)
+    if not performance:
+        return rows
+    table = tournament_performance(tournament=tournament, order=[r["bot_version"] for r in rows])
+    return standings_with_performance(rows, table)
+
+
+def tournament_standings_with_fit(*, tournament: Tournament) -> dict[str, Any]:
+    """``standings`` (rows with performance) and ``performance_fit`` (the fit's summary), from one fit."""
+    rows = _base_rows(tournament)
+    table = tournament_performance(tournament=tournament, order=[r["bot_version"] for r in rows])
+    return {
+        "standings": standings_with_performance(rows, table),
+        "performance_fit": {key: table[key] for key in FIT_SUMMARY},
+    }
 
 
 def tournament_crosstable(*, tournament: Tournament) -> dict[str, Any]:

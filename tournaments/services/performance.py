@@ -56,7 +56,7 @@ def performance_refresh(*, tournament_id: int) -> PerformanceFit:
     row = _row(tournament)
     # Clear the pending request before reading anything: see the module docstring.
     PerformanceFit.objects.filter(pk=row.pk).update(requested_at=None)
-    order = [r["bot_version"] for r in tournament_standings(tournament=tournament)]
+    order = [r["bot_version"] for r in tournament_standings(tournament=tournament, performance=False)]
     payload = performance_compute(tournament=tournament, order=order)
     now = timezone.now()
     PerformanceFit.objects.filter(pk=row.pk).update(payload=payload, computed_at=now, matches=payload["matches"])
