@@ -321,3 +321,7 @@ class RatingChange(models.Model):
 from tournaments.models_challenges import BotVersionRetirement, Challenge, ChallengeMatch  # noqa: E402, F401
 from tournaments.models_performance import PerformanceFit  # noqa: E402, F401
 from tournaments.models_schedules import Ladder, TournamentSchedule  # noqa: E402, F401
+
+# -- version tests (tournaments.services.version_tests) --
+from tournaments.models_version_tests import VersionTest, VersionTestMatch  # noqa: E402, F401
+# -- end version tests --

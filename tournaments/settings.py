@@ -241,6 +241,10 @@ ARBITER_THROTTLE_RATES = {
 }
 ARBITER_CHALLENGES_PER_DAY = _env_int("ARBITER_CHALLENGES_PER_DAY", 50)
 ARBITER_CHALLENGE_MAX_GAMES = _env_int("ARBITER_CHALLENGE_MAX_GAMES", 20)
+# -- version tests: the most games one test may play, and pairs queued or running at once --
+ARBITER_VERSION_TEST_MAX_GAMES = _env_int("ARBITER_VERSION_TEST_MAX_GAMES", 400)
+ARBITER_VERSION_TEST_PAIRS_IN_FLIGHT = _env_int("ARBITER_VERSION_TEST_PAIRS_IN_FLIGHT", 4)
+# -- end version tests --
 SPECTACULAR_SETTINGS = {
     "TITLE": "Arbiter API",
     "DESCRIPTION": "Upload game-playing bots, run round robins and challenges, read matches and Elo ratings.",
