@@ -76,6 +76,13 @@ def rating_chart_svg(points: list[Point], *, title: str = "") -> SafeString:
             f'<text x="{min(x(pts[-1].index) + 4, WIDTH - 60):.1f}" y="{y(pts[-1].elo) - 4:.1f}" font-size="11" '
             f'fill="{colour}">v{version} {pts[-1].elo:.0f}</text>'
         )
+        # A dot per rated game (hover: the match and the Elo after it), unless there are too many to see.
+        if len(pts) <= 200:
+            parts.extend(
+                f'<circle cx="{x(p.index):.1f}" cy="{y(p.elo):.1f}" r="2.5" fill="{colour}">'
+                f"<title>{'match ' + str(p.match_id) if p.match_id else 'start'}: {p.elo:.1f}</title></circle>"
+                for p in pts
+            )
     rated = sum(1 for p in points if p.match_id is not None)
     parts.append(
         f'<line x1="{LEFT}" y1="{HEIGHT - BOTTOM}" x2="{WIDTH - RIGHT}" y2="{HEIGHT - BOTTOM}" stroke="#9ca3af"/>'

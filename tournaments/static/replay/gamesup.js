@@ -43,8 +43,9 @@
     }
     var y0 = M + 6 * CELL + 40;
     parts.push(h("text", {x: M, y: y0, "class": "status-line", "data-scores": obs.scores.join(",")},
-      "Blue " + obs.scores[0] + " · Red " + obs.scores[1] + " (target " + obs.options.target + ")" +
-      " · rotation " + (obs.rotation % 4) + " quarter turn(s)" + (obs.no_return ? " · no return: " + obs.no_return : "")));
-    return R.svg(M * 2 + 6 * CELL, y0 + 12, parts);
+      "Blue " + obs.scores[0] + " · Red " + obs.scores[1] + " (target " + obs.options.target + ")"));
+    parts.push(h("text", {x: M, y: y0 + 18, "class": "status-line"},
+      "board turned " + (obs.rotation % 4) + " quarter turn(s)" + (obs.no_return ? " · no return: " + obs.no_return : "")));
+    return R.svg(M * 2 + 6 * CELL, y0 + 30, parts);
   };
 })();
