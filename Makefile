@@ -38,3 +38,12 @@ web: venv
 # Forget the embedded database, queue and package cache.
 clean-var:
 	rm -rf var
+
+# -- benchmarks (bench/run_all.py; docs/benchmarks.md) --
+# Needs PostgreSQL and Redis (ARBITER_BENCH_DATABASE_URL / ARBITER_TEST_DATABASE_URL,
+# ARBITER_BENCH_REDIS_URL / ARBITER_TEST_REDIS_URL; local servers by default).
+# BENCH_ARGS=--quick tries every script at small sizes.
+.PHONY: bench
+bench: venv
+	$(PY) -m bench.run_all $(BENCH_ARGS)
+# -- end benchmarks --

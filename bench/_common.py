@@ -1,0 +1,181 @@
+"""Shared helpers for the service benchmarks: the machine, throwaway databases, Django set-up.
+
+The service benchmarks (``bench.e2e``, ``bench.schedule``, ``bench.http_latency``)
+need real PostgreSQL and Redis.  They read, in this order:
+
+- ``ARBITER_BENCH_DATABASE_URL``, ``ARBITER_TEST_DATABASE_URL``, or
+  ``postgres://postgres@127.0.0.1:5432/arbiter``: the server; every benchmark
+  uses its own database on it, named after the one in the URL;
+- ``ARBITER_BENCH_REDIS_URL``, ``ARBITER_TEST_REDIS_URL``, or
+  ``redis://127.0.0.1:6379/0``; each run uses a private queue name.
+
+Django reads its settings from the environment once, at set-up, so each
+benchmark runs in its own process (``bench.run_all`` starts them one by one).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from urllib.parse import urlparse, urlunparse
+
+ROOT = Path(__file__).resolve().parents[1]
+PYTHON = sys.executable
+DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/arbiter"
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+# -- the machine ---------------------------------------------------------------------
+
+
+def cpu_model() -> str:
+    """The first "model name" of /proc/cpuinfo (or "unknown")."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+def load() -> str:
+    """The 1, 5 and 15 minute load averages, as /proc/loadavg says them."""
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.2f} {five:.2f} {fifteen:.2f}"
+
+
+def machine() -> str:
+    """One line naming the machine a figure came from."""
+    return f"{os.cpu_count()} CPUs ({cpu_model()}), load average {load()}"
+
+
+# -- figures -------------------------------------------------------------------------
+
+
+def percentile(values: Sequence[float], p: float) -> float:
+    """The ``p``-th percentile (0-100), nearest rank; NaN for no values."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    rank = max(1, min(len(ordered), round(p / 100.0 * len(ordered) + 0.5)))
+    return ordered[rank - 1]
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def verdict(met: bool) -> str:
+    return "target met" if met else "TARGET MISSED"
+
+
+# -- databases and broker ------------------------------------------------------------
+
+
+def server_url() -> str:
+    return (
+        os.environ.get("ARBITER_BENCH_DATABASE_URL")
+        or os.environ.get("ARBITER_TEST_DATABASE_URL")
+        or DEFAULT_DATABASE_URL
+    )
+
+
+def redis_url() -> str:
+    return os.environ.get("ARBITER_BENCH_REDIS_URL") or os.environ.get("ARBITER_TEST_REDIS_URL") or DEFAULT_REDIS_URL
+
+
+def database_url(name: str) -> str:
+    """The server's URL with the database ``name``."""
+    return urlunparse(urlparse(server_url())._replace(path=f"/{name}"))
+
+
+def database_name(suffix: str) -> str:
+    """``<base>_bench_<suffix>``, where base is the database named in the server URL."""
+    base = urlparse(server_url()).path.lstrip("/") or "arbiter"
+    return f"{base}_bench_{suffix}"
+
+
+def _admin():  # -> psycopg.Connection
+    import psycopg
+
+    return psycopg.connect(database_url("postgres"), autocommit=True)
+
+
+def database_exists(name: str) -> bool:
+    with _admin() as conn:
+        return conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone() is not None
+
+
+def database_create(name: str) -> str:
+    """A fresh, empty database (dropped first if left over); returns its URL."""
+    with _admin() as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return database_url(name)
+
+
+def database_drop(name: str) -> None:
+    with _admin() as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def private_queue() -> str:
+    """A queue name nobody else uses, so other runs on the same Redis never take our messages."""
+    return f"arbiter-bench-{uuid.uuid4().hex[:8]}"
+
+
+def queue_purge(queue: str) -> None:
+    """Forget whatever is left in our private queues (Redis lists named after them, and their bindings).
+
+    The settings derive one queue per kind of match from ARBITER_QUEUE
+    (``<queue>.challenge``, ``<queue>.beat``, ...): all start with our name.
+    """
+    import redis
+
+    client = redis.Redis.from_url(redis_url())
+    try:
+        keys = [*client.scan_iter(match=f"{queue}*"), *client.scan_iter(match=f"_kombu.binding.{queue}*")]
+        if keys:
+            client.delete(*keys)
+    finally:
+        client.close()
+
+
+def service_env(*, database: str, var_dir: Path, queue: str) -> dict[str, str]:
+    """Environment for the web server, workers and in-process Django of one benchmark."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
+    env.update(
+        {
+            "DATABASE_URL": database,
+            "CELERY_BROKER_URL": redis_url(),
+            "REDIS_URL": redis_url(),
+            "ARBITER_QUEUE": queue,
+            "ARBITER_VAR_DIR": str(var_dir),
+            "SECRET_KEY": "benchmark-only-secret-key-not-for-production-0123456789",
+            "DEBUG": "0",
+            "ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
+            "ARBITER_LOG_LEVEL": "WARNING",
+            "PYTHONUNBUFFERED": "1",
+            "DJANGO_SETTINGS_MODULE": "tournaments.settings",
+        }
+    )
+    return env
+
+
+def django_setup(env: dict[str, str], *, migrate: bool = False) -> None:
+    """Set Django up in this process against ``env``'s database (and migrate it if asked)."""
+    os.environ.update(env)
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    if migrate:
+        from django.core.management import call_command
+
+        call_command("migrate", verbosity=0, interactive=False)

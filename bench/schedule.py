@@ -1,0 +1,168 @@
+"""Scheduling a big round robin through the real service, against a raw bulk insert.
+
+In a throwaway PostgreSQL database: ``--bots`` bots (200: 19,900 matches
+in a single round robin, one game per pairing), ``tournament_create`` and
+``tournament_start`` as the API calls them (the start inserts every match
+and seat in one transaction and sends one message to a private Redis queue).
+Baseline, in the same run: the very same rows sent with one COPY per table
+from Python (the least a bulk insert can cost), rolled back afterwards.
+
+    python -m bench.schedule [--bots 200] [--repeat 2] [--profile] [--keep]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import pstats
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench import _common
+
+TARGET_S = 10.0
+
+
+def _setup_bots(count: int) -> tuple[object, list[int]]:
+    from django.contrib.auth import get_user_model
+
+    from tournaments.services.bots import bot_create
+
+    package = (_common.ROOT / "bots" / "random_bot.py").read_bytes()
+    owner = get_user_model().objects.create_user(username="bench", password="bench-pw")
+    ids = [
+        bot_create(owner=owner, game_id="gamesup", name=f"b{n:04d}", package=package, filename="random_bot.py").bot_id
+        for n in range(count)
+    ]
+    return owner, ids
+
+
+def _schedule_once(owner: object, bot_ids: list[int], profile: cProfile.Profile | None) -> tuple[float, float, int]:
+    """(create seconds, start seconds, matches) for one new round robin."""
+    from tournaments.services.tournaments import tournament_create, tournament_start
+
+    t0 = time.perf_counter()
+    tournament = tournament_create(
+        owner=owner, game_id="gamesup", name="bench", bot_ids=bot_ids, games_per_pairing=1, format="single"
+    )
+    t1 = time.perf_counter()
+    if profile:
+        profile.enable()
+    started = tournament_start(tournament=tournament, user=owner)
+    if profile:
+        profile.disable()
+    t2 = time.perf_counter()
+    return t1 - t0, t2 - t1, started.matches.count()
+
+
+def _json(value: object) -> object:
+    from psycopg.types.json import Jsonb
+
+    return Jsonb(value) if isinstance(value, dict | list) else value
+
+
+def _copy_baseline(database: str, tournament_id: int) -> tuple[float, int]:
+    """Seconds to COPY the tournament's match and seat rows in again (as new rows), rolled back."""
+    import psycopg
+
+    with psycopg.connect(database) as conn:
+        match_cols = [
+            r[0]
+            for r in conn.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = 'tournaments_match' "
+                "AND column_name NOT IN ('id', 'tournament_id') ORDER BY ordinal_position"
+            )
+        ]
+        seat_cols = [
+            r[0]
+            for r in conn.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = 'tournaments_matchseat' "
+                "AND column_name NOT IN ('id', 'match_id') ORDER BY ordinal_position"
+            )
+        ]
+        quoted = ", ".join(f'"{c}"' for c in match_cols)
+        # Text format both ways: the rows go out and back exactly as PostgreSQL wrote them.
+        matches = conn.execute(
+            f"SELECT id, {quoted} FROM tournaments_match WHERE tournament_id = %s ORDER BY id", [tournament_id]
+        ).fetchall()
+        seats_quoted = ", ".join(f'"{c}"' for c in seat_cols)
+        seats = conn.execute(
+            f"SELECT s.match_id, {', '.join(f's.{c}' for c in seat_cols)} FROM tournaments_matchseat s "
+            "JOIN tournaments_match m ON m.id = s.match_id WHERE m.tournament_id = %s ORDER BY s.id",
+            [tournament_id],
+        ).fetchall()
+        start = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM tournaments_match").fetchone()[0]
+        new_id = {old[0]: start + i for i, old in enumerate(matches)}
+        # Rows as Python holds them before the insert, like the service's objects (JSON as dicts and lists).
+        match_rows = [(new_id[row[0]], None, *map(_json, row[1:])) for row in matches]
+        seat_rows = [(new_id[row[0]], *map(_json, row[1:])) for row in seats]
+        t0 = time.perf_counter()
+        with conn.transaction(force_rollback=True):
+            with conn.cursor().copy(f"COPY tournaments_match (id, tournament_id, {quoted}) FROM STDIN") as copy:
+                for row in match_rows:
+                    copy.write_row(row)
+            with conn.cursor().copy(f"COPY tournaments_matchseat (match_id, {seats_quoted}) FROM STDIN") as copy:
+                for row in seat_rows:
+                    copy.write_row(row)
+            elapsed = time.perf_counter() - t0
+    return elapsed, len(match_rows) + len(seat_rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Schedule the round robin ``--repeat`` times (best kept) and print it beside the COPY baseline."""
+    parser = argparse.ArgumentParser(prog="python -m bench.schedule", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bots", type=int, default=200)
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--profile", action="store_true", help="print the top of a cProfile of tournament_start")
+    parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
+    args = parser.parse_args(argv)
+
+    name = _common.database_name("schedule")
+    database = _common.database_create(name)
+    queue = _common.private_queue()
+    try:
+        with tempfile.TemporaryDirectory(prefix="arbiter-bench-") as tmp:
+            _common.django_setup(_common.service_env(database=database, var_dir=Path(tmp), queue=queue), migrate=True)
+            owner, bot_ids = _setup_bots(args.bots)
+            best_create = best_start = float("inf")
+            matches = 0
+            profile = cProfile.Profile() if args.profile else None
+            for run in range(max(args.repeat, 1)):
+                create_s, start_s, matches = _schedule_once(owner, bot_ids, profile if run == 0 else None)
+                best_create, best_start = min(best_create, create_s), min(best_start, start_s)
+            from tournaments.models import Tournament
+
+            last = Tournament.objects.order_by("-id").first()
+            copy_s, rows = _copy_baseline(database, last.id)
+            from django.db import connection
+
+            connection.close()
+    finally:
+        _common.queue_purge(queue)
+        if not args.keep:
+            _common.database_drop(name)
+
+    total = best_create + best_start
+    print(f"round robin of {args.bots} bots: {matches:,} matches, {rows:,} rows (matches + seats)")
+    print(f"  baseline: one COPY per table of the same rows:        {copy_s:7.2f} s")
+    print(f"  tournament_create (participants):                     {best_create:7.2f} s")
+    print(
+        f"  tournament_start (schedule, insert, send):            {best_start:7.2f} s  "
+        f"{best_start / copy_s:5.1f}x the COPY  ({matches / best_start:,.0f} matches/s)"
+    )
+    print(f"  create + start {total:.2f} s against a target of < {TARGET_S:.0f} s: {_common.verdict(total < TARGET_S)}")
+    if profile:
+        out = io.StringIO()
+        pstats.Stats(profile, stream=out).sort_stats("tottime").print_stats(12)
+        print("  cProfile of the first tournament_start, by own time:")
+        for line in out.getvalue().splitlines():
+            if line.strip():
+                print("   ", line[:150])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
