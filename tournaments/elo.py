@@ -6,7 +6,7 @@ these, so there is one formula in one place.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -82,3 +82,55 @@ def elo_deltas(
         for member in members:
             deltas[member] = config.k_for(games[member]) / (count - 1) * surplus
     return deltas
+
+
+# -- one match's changes, shared by the live path and the rebuild --
+@dataclass(frozen=True)
+class MemberChange:
+    """One member's rating change from one match, and the result counted for it."""
+
+    member: Hashable
+    before: float
+    after: float
+    delta: float
+    k: float
+    result: str  # 'win', 'draw' or 'loss'
+
+
+def elo_match_changes(
+    *,
+    teams: Sequence[Sequence[Hashable]],
+    team_ranks: Sequence[int],
+    ratings: Mapping[Hashable, float],
+    games: Mapping[Hashable, int],
+    config: EloSettings,
+) -> list[MemberChange]:
+    """Every member's change for one match, in team order.
+
+    ``services.ratings.ratings_apply_match`` (live) and
+    ``services.rebuild.ratings_replay`` (the rebuild) both call this, so the
+    two cannot drift apart.
+    """
+    deltas = elo_deltas(teams=teams, team_ranks=team_ranks, ratings=ratings, games=games, config=config)
+    changes = []
+    for t, members in enumerate(teams):
+        result = outcome(team_ranks[t], team_ranks)
+        for member in members:
+            before = ratings[member]
+            changes.append(
+                MemberChange(
+                    member=member,
+                    before=before,
+                    after=before + deltas[member],
+                    delta=deltas[member],
+                    k=config.k_for(games[member]),
+                    result=result,
+                )
+            )
+    return changes
+
+
+def rating_start(*, number: int, earlier: Iterable[tuple[int, float]], config: EloSettings) -> float:
+    """A new version's first rating: that of the latest earlier version (``(number, elo)`` pairs), else the start."""
+    before = [(n, elo) for n, elo in earlier if n < number]
+    return max(before)[1] if before else config.start

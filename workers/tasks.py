@@ -192,13 +192,16 @@ def tournament_enqueue(tournament_id: int) -> int:
     return len(rows)
 
 
-@shared_task(ignore_result=True, name="workers.tasks.matches_sweep")
+# The sweeper and the dispatcher are acknowledged on receipt: a lost run is harmless (beat
+# sends another), and a worker holding no unacknowledged message survives a broker restart
+# better (kombu's Redis transport can crash while restoring them on a lost connection).
+@shared_task(ignore_result=True, acks_late=False, name="workers.tasks.matches_sweep")
 def matches_sweep() -> int:
     """Re-queue (or error) running matches whose lease expired (scheduled by beat)."""
     return matches_expire_leases()
 
 
-@shared_task(ignore_result=True, name="workers.tasks.matches_dispatch")
+@shared_task(ignore_result=True, acks_late=False, name="workers.tasks.matches_dispatch")
 def matches_dispatch() -> int:
     """Re-send queued matches whose message the broker may have lost (scheduled by beat)."""
     return dispatch_queued()

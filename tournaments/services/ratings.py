@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from django.conf import settings
 from django.db import transaction
 
-from tournaments.elo import EloSettings, elo_deltas, outcome
+from tournaments.elo import EloSettings, elo_match_changes, rating_start
 from tournaments.models import BotVersion, Match, MatchSeat, Rating, RatingChange
 
 logger = logging.getLogger(__name__)
@@ -64,10 +64,8 @@ def _ratings_ensure(*, version_ids: Sequence[int], pool: str, config: EloSetting
     )
     rows = []
     for version in versions.values():
-        start = config.start
-        for bot_id, number, elo in earlier:
-            if bot_id == version.bot_id and number < version.number:
-                start = elo  # ordered by number: the last one kept is the latest earlier version
+        same_bot = [(number, elo) for bot_id, number, elo in earlier if bot_id == version.bot_id]
+        start = rating_start(number=version.number, earlier=same_bot, config=config)
         rows.append(Rating(bot_version_id=version.id, pool=pool, elo=start))
     # Two matches may create the same rating at once; the unique constraint settles it.
     Rating.objects.bulk_create(rows, ignore_conflicts=True)
@@ -96,52 +94,39 @@ def ratings_apply_match(*, match: Match, seats: Sequence[MatchSeat]) -> list[Rat
         .filter(pool=match.rating_pool, bot_version_id__in=version_ids)
         .order_by("id")
     }
-    deltas = elo_deltas(
+    changes = []
+    # The same arithmetic as the rebuild (services/rebuild.py): one implementation.
+    for change in elo_match_changes(
         teams=teams,
         team_ranks=team_ranks,
         ratings={v: ratings[v].elo for v in version_ids},
         games={v: ratings[v].games for v in version_ids},
         config=config,
-    )
-    changes = []
-    for t, members in enumerate(teams):
-        result = outcome(team_ranks[t], team_ranks)
-        for version_id in members:
-            rating = ratings[version_id]
-            before = rating.elo
-            k = config.k_for(rating.games)
-            rating.elo = before + deltas[version_id]
-            rating.games += 1
-            if result == "win":
-                rating.wins += 1
-            elif result == "draw":
-                rating.draws += 1
-            else:
-                rating.losses += 1
-            changes.append(
-                RatingChange(rating=rating, match=match, before=before, after=rating.elo, delta=deltas[version_id], k=k)
+    ):
+        rating = ratings[change.member]
+        rating.elo = change.after
+        rating.games += 1
+        if change.result == "win":
+            rating.wins += 1
+        elif change.result == "draw":
+            rating.draws += 1
+        else:
+            rating.losses += 1
+        changes.append(
+            RatingChange(
+                rating=rating, match=match, before=change.before, after=change.after, delta=change.delta, k=change.k
             )
+        )
     Rating.objects.bulk_update(list(ratings.values()), ["elo", "games", "wins", "draws", "losses", "updated"])
     RatingChange.objects.bulk_create(changes)
     return changes
 
 
 def ratings_rebuild(*, pool: str) -> int:
-    """Recompute every rating of ``pool`` from the rated matches in the order they were applied.
+    """Recompute every rating of ``pool`` from the match history and write it; returns the matches replayed.
 
-    Gives the live numbers back (the tests check it); returns the number of
-    matches replayed.
+    See services/rebuild.py (``ratings_rebuild_apply``) and ``manage.py ratings_rebuild``.
     """
-    with transaction.atomic():
-        # Order of application is the order of the first RatingChange ids.
-        order = list(RatingChange.objects.filter(rating__pool=pool).order_by("id").values_list("match_id", flat=True))
-        seen = list(dict.fromkeys(order))
-        RatingChange.objects.filter(rating__pool=pool).delete()
-        Rating.objects.filter(pool=pool).delete()
-        matches = Match.objects.in_bulk(seen)
-        seats_by_match: dict[int, list[MatchSeat]] = defaultdict(list)
-        for seat in MatchSeat.objects.filter(match_id__in=seen):
-            seats_by_match[seat.match_id].append(seat)
-        for match_id in seen:
-            ratings_apply_match(match=matches[match_id], seats=seats_by_match[match_id])
-    return len(seen)
+    from tournaments.services.rebuild import ratings_rebuild_apply
+
+    return ratings_rebuild_apply(pool=pool).matches

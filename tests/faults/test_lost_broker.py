@@ -1,0 +1,41 @@
+"""The broker loses every message in the middle of a tournament.
+
+Our own redis-server (nothing saved to disk) is killed while matches are
+queued and running, and started again empty on the same port.  Workers and
+beat reconnect; the queued matches have no message any more, and the
+dispatcher, which trusts the database rather than the broker, sends them
+again.  The tournament completes and every match counts exactly once.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.faults.harness import Cluster, RedisServer, wait_for
+
+pytestmark = [pytest.mark.services, pytest.mark.slow]
+
+
+def test_redis_restarted_empty_mid_tournament(cluster: Cluster, redis_server: RedisServer) -> None:
+    t = cluster.tournament(bots=4, delay=0.05, games_per_pairing=2, double=True, max_plies=12)
+    assert t["matches"] == 24
+    cluster.scheduler()
+    cluster.worker("w1", concurrency=2)
+    cluster.worker("w2", concurrency=2)
+
+    wait_for(lambda: cluster.progress(t["id"]).get("finished", 0) >= 4, 120, "four finished matches")
+    redis_server.kill()
+    lost = cluster.progress(t["id"]).get("queued", 0)
+    time.sleep(1.5)
+    redis_server.start()
+    mark = cluster.log_mark()
+    assert redis_server.command("DBSIZE") == ":0", "the broker came back with messages"
+    assert lost > 0, "every match had already been taken: the broker lost nothing"
+
+    cluster.wait_finished(t["id"], 180)
+    cluster.assert_counted_once(t["id"], 24)
+    # (Every worker consumes the beat queue too, so any of them may have run the dispatcher.)
+    assert "dispatcher: re-sent" in cluster.log_since(mark), "the tournament finished without the dispatcher"
+    cluster.assert_rebuild_agrees()

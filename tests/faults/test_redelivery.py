@@ -1,0 +1,51 @@
+"""The same task delivered twice at the same time.
+
+Every match's run_match message is in the queue three times, copies side by
+side, before any worker starts; then two workers with two processes each
+start together, so copies of one match are taken by different processes at
+the same moment.  Exactly one copy claims each match; the others find it
+taken and do nothing.  One result, one rating change per bot per match.
+(No beat here: nothing else sends messages, so the count is exact.)
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.faults.harness import Cluster
+
+pytestmark = [pytest.mark.services, pytest.mark.slow]
+
+COPIES = 3
+
+SEND = """
+import json
+from tournaments.models import Match
+from tournaments.services.queue import match_send
+ids = list(Match.objects.filter(tournament_id={tid}).order_by("index").values_list("id", flat=True))
+for match in Match.objects.filter(id__in=ids).order_by("index"):
+    for _ in range({copies}):
+        match_send(match_id=match.id, seats=match.seats, startup_ms=match.startup_ms, game_ms=match.game_ms)
+print(json.dumps(ids))
+"""
+
+
+def test_duplicate_deliveries_count_once(cluster: Cluster) -> None:
+    # Set up with a broker that drops everything: no tournament_enqueue message.
+    t = cluster.tournament(bots=4, delay=0.1, games_per_pairing=1, max_plies=12, broker="memory://")
+    assert t["matches"] == 6
+    ids = cluster.shell(SEND.format(tid=t["id"], copies=COPIES))
+    assert len(ids) == 6
+    cluster.worker("w1", concurrency=2)
+    cluster.worker("w2", concurrency=2)
+
+    cluster.wait_finished(t["id"], 120)
+    matches = cluster.assert_counted_once(t["id"], 6)
+    assert {attempt for _, attempt, _ in matches.values()} == {1}, "a match was claimed twice"
+    # Every copy was delivered and run: one played the match, the others found it taken.
+    logs = cluster.log()
+    assert logs.count("succeeded in") == len(ids) * COPIES
+    assert logs.count(": 'finished'") == len(ids)
+    assert logs.count(": 'not claimed'") == len(ids) * (COPIES - 1)
+    assert "dropping result" not in logs  # the losing copies never got as far as a result
+    cluster.assert_rebuild_agrees()
