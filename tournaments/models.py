@@ -81,6 +81,11 @@ class BotVersion(models.Model):
             models.CheckConstraint(condition=Q(number__gte=1), name="botversion_number_positive"),
             models.CheckConstraint(condition=Q(size__gt=0), name="botversion_size_positive"),
         ]
+        # -- bench indexes (docs/benchmarks.md) --
+        # The leaderboard's "no newer version" anti-join reads (bot, number, id) of every
+        # version; covering them lets PostgreSQL skip the heap rows (packages sit inline).
+        indexes = [models.Index(fields=["bot", "number"], include=["id"], name="botversion_bot_number_cover")]
+        # -- end bench indexes --
 
     def __str__(self) -> str:
         return f"{self.bot.name} v{self.number}"
