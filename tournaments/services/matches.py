@@ -136,7 +136,22 @@ def match_record_result(*, match_id: int, attempt: int, outcome: MatchOutcome) -
         match.save(update_fields=["status", "moves", "result_reason", "error_reason", "engine_version", "finished_at"])
         if match.tournament_id is not None:
             tournament_finish_if_done(tournament_id=match.tournament_id)
+        # -- version tests: recount the test, stop it or queue more pairs (own savepoint) --
+        if match.kind == Match.Kind.VERSION_TEST:
+            _version_test_ended(match.pk)
+        # -- end version tests --
     return True
+
+
+# -- version tests --
+def _version_test_ended(match_id: int) -> None:
+    """Advance the match's version test (tournaments.services.version_tests); never fails the match."""
+    from tournaments.services.version_tests import version_test_match_finished
+
+    version_test_match_finished(match_id=match_id)
+
+
+# -- end version tests --
 
 
 def match_record_error(*, match_id: int, attempt: int, reason: str, retry: bool = True) -> str | None:
@@ -170,6 +185,10 @@ def match_record_error(*, match_id: int, attempt: int, reason: str, retry: bool 
             match.save(update_fields=["status", "error_reason", "worker", "finished_at"])
             if match.tournament_id is not None:
                 tournament_finish_if_done(tournament_id=match.tournament_id)
+            # -- version tests: a pair with an errored game is left out; the test moves on --
+            if match.kind == Match.Kind.VERSION_TEST:
+                _version_test_ended(match.pk)
+            # -- end version tests --
     logger.warning("match %s attempt %s: %s -> %s", match_id, attempt, reason, match.status)
     return match.status
 
