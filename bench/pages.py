@@ -164,8 +164,24 @@ def populate(bots: int, seed: int = 1) -> dict[str, Any]:
             ]
         )  # fmt: skip
         replays[gid] = (match.id, len(moves))
+    # As in production once its matches are in: the performance table is fitted and stored by the worker.
+    from tournaments.services.performance import performance_refresh
+
+    performance_refresh(tournament_id=tournament.id)
     return {"tournament": tournament.id, "bot": bot_rows[0].id, "pool": pool, "matches": len(matches),
             "replays": replays}  # fmt: skip
+
+
+def yardstick_ms(runs: int) -> float:
+    """Best time of a fixed pure-Python loop: how fast this machine is right now (it is shared)."""
+    best = float("inf")
+    for _ in range(runs):
+        start = time.perf_counter()
+        total = 0
+        for i in range(200_000):
+            total += i % 7
+        best = min(best, (time.perf_counter() - start) * 1000)
+    return best
 
 
 def measure(client: Any, url: str, runs: int) -> tuple[float, float, int, int]:
@@ -216,6 +232,8 @@ def main(argv: list[str] | None = None) -> None:
         pages.append((f"match replay {gid} ({plies} plies)", f"/matches/{match_id}/"))
     with override_settings(ROOT_URLCONF=__name__, DEBUG=False):
         client = Client()
+        loop, load = yardstick_ms(args.runs), os.getloadavg()[0]
+        print(f"machine right now: a 200,000-step Python loop takes {loop:.1f} ms at best; load average {load:.1f}")
         print(f"{'page':<36} {'median ms':>10} {'best ms':>8} {'queries':>8} {'KiB':>7}")
         for label, url in pages:
             median, best, queries, size = measure(client, url, args.runs)
