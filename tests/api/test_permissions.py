@@ -60,6 +60,7 @@ class World:
     match: Any
     challenge: Any
     schedule: Any = None  # a staff member's recurring round robin
+    version_test: Any = None  # the owner's test of the bot's v2 against v1
 
 
 def _world() -> World:
@@ -86,6 +87,11 @@ def _world() -> World:
         schedule=TournamentSchedule(name="Nightly", owner=staff, game_id="gamesup", seats=2, at_time=time(3))
     )
     # -- end recurring round robins --
+    # -- version tests --
+    from tournaments.services.version_tests import version_test_create
+
+    world.version_test = version_test_create(user=owner, bot_id=bot.id, baseline_number=1)
+    # -- end version tests --
     return world
 
 
@@ -173,6 +179,24 @@ TABLE: dict[tuple[str, str], tuple[str, Any, dict[str, int]]] = {
         {A: 401, O: 403, W: 403, S: 200},
     ),
     # -- end recurring round robins --
+    # -- version tests: the owner starts and cancels, whoever sees the bot reads --
+    ("api-version-tests", "get"): ("/api/bots/{bot}/version-tests/", None, {A: 200, O: 200, W: 200, S: 200}),
+    ("api-version-tests", "post"): (
+        "/api/bots/{bot}/version-tests/",
+        lambda w: {"baseline": 1, "elo1": 20},
+        {A: 401, O: 403, W: 201, S: 403},
+    ),
+    ("api-version-test", "get"): (
+        "/api/bots/{bot}/version-tests/{version_test}/",
+        None,
+        {A: 200, O: 200, W: 200, S: 200},
+    ),
+    ("api-version-test-cancel", "post"): (
+        "/api/bots/{bot}/version-tests/{version_test}/cancel/",
+        None,
+        {A: 401, O: 403, W: 200, S: 403},
+    ),
+    # -- end version tests --
     ("api-schema", "get"): ("/api/schema/", None, {A: 200, O: 200, W: 200, S: 200}),
     ("api-docs", "get"): ("/api/docs/", None, {A: 200, O: 200, W: 200, S: 200}),
     ("api-redoc", "get"): ("/api/docs/redoc/", None, {A: 200, O: 200, W: 200, S: 200}),
@@ -198,6 +222,7 @@ def test_permission(key: tuple[str, str], actor: str) -> None:
         match=world.match.id,
         challenge=world.challenge.id,
         schedule=world.schedule.id,
+        version_test=world.version_test.id,
     )
     client = APIClient()
     user = {"anonymous": None, "other": world.other, "owner": world.owner, "staff": world.staff}[actor]

@@ -3,7 +3,17 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from tournaments.api import auth, bots, challenges, games, matches, ratings, schedules, tournaments
+from tournaments.api import (
+    auth,
+    bots,
+    challenges,
+    games,
+    matches,
+    ratings,
+    schedules,
+    tournaments,
+    version_tests,  # version tests
+)
 
 urlpatterns = [
     path("auth/token/", auth.TokenApi.as_view(), name="api-token"),
@@ -52,6 +62,21 @@ urlpatterns = [
     path("schedules/", schedules.ScheduleListCreateApi.as_view(), name="api-schedules"),
     path("schedules/<int:schedule_id>/", schedules.ScheduleDetailApi.as_view(), name="api-schedule"),
     # -- end recurring round robins --
+    # -- version tests --
+    path(
+        "bots/<int:bot_id>/version-tests/", version_tests.VersionTestListCreateApi.as_view(), name="api-version-tests"
+    ),
+    path(
+        "bots/<int:bot_id>/version-tests/<int:test_id>/",
+        version_tests.VersionTestDetailApi.as_view(),
+        name="api-version-test",
+    ),
+    path(
+        "bots/<int:bot_id>/version-tests/<int:test_id>/cancel/",
+        version_tests.VersionTestCancelApi.as_view(),
+        name="api-version-test-cancel",
+    ),
+    # -- end version tests --
     # The OpenAPI 3 schema and its interactive docs (assets from drf-spectacular-sidecar, no CDN).
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
