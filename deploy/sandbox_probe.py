@@ -34,12 +34,13 @@ def probe() -> dict[str, object]:
     proc = start_bot(BotProgram(work, ("python3", "bot.py")), SandboxLimits.from_env(), 20)
     try:
         found["sandboxed"] = proc.sandboxed
+        # /proc/<pid>/status (what sample() reads) is open to anyone: wait there until the bot
+        # holds its memory, then ask smaps_rollup, which needs the privileges under test.
         deadline = time.monotonic() + 10
-        memory_kb = 0
-        while time.monotonic() < deadline and memory_kb < 16 * 1024:
+        while time.monotonic() < deadline and (proc.usage.rss_now_kb or 0) < 36 * 1024:
             time.sleep(0.05)
-            memory_kb = proc.total_memory_kb()
-        found["memory_measured"] = memory_kb >= 16 * 1024
+            proc.sample()
+        found["memory_measured"] = proc.total_memory_kb() >= 24 * 1024
         found["pipe_holder_seen"] = proc.holds_pipe(proc.popen.stdout.fileno())  # type: ignore[union-attr]
         proc.set_nice(7)
         tree = process_tree(proc.pid)
