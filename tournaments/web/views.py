@@ -25,6 +25,7 @@ from tournaments.web.charts import rating_charts
 from tournaments.web.replay import replay_build
 
 RECENT_MATCHES = 20
+RECENT_VERSION_TESTS = 10  # version tests listed on a bot's page
 # Games whose replay has a renderer in static/replay/<game>.js.
 RENDERERS = frozenset({"gamesup", "flagstacks", "pileup", "sequence", "hexstacks"})
 # How often a running tournament's page fetches its live part again.
@@ -180,10 +181,22 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     ratings = list(bot_ratings(bot=bot))
     charts = rating_charts(rating_history(bot=bot))
     recent = _match_rows(match_list(bot_id=bot.id)[:RECENT_MATCHES])
+    # -- version tests: the latest few, with LLR and bounds (one query) --
+    from tournaments.selectors.version_tests import version_test_list
+
+    version_tests = list(version_test_list(bot=bot)[:RECENT_VERSION_TESTS])
+    # -- end version tests --
     return render(
         request,
         "web/bot.html",
-        {"bot": bot, "versions": versions, "ratings": ratings, "charts": charts, "recent": recent},
+        {
+            "bot": bot,
+            "versions": versions,
+            "ratings": ratings,
+            "charts": charts,
+            "recent": recent,
+            "version_tests": version_tests,
+        },
     )
 
 
