@@ -203,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     matches = max(2, min(200, args.matches // 2 * 2))
 
-    name = _common.database_name("e2e")
+    name = _common.database_name(f"e2e_{os.getpid()}")
     database = _common.database_create(name)
     queue = _common.private_queue()
     worker = None

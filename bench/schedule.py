@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
+import os
 import pstats
 import sys
 import tempfile
@@ -120,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     args = parser.parse_args(argv)
 
-    name = _common.database_name("schedule")
+    name = _common.database_name(f"schedule_{os.getpid()}")
     database = _common.database_create(name)
     queue = _common.private_queue()
     try:
