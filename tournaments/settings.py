@@ -258,6 +258,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "MatchStatusEnum": "tournaments.models.Match.Status",
         "TournamentStatusEnum": "tournaments.models.Tournament.Status",
+        "VersionTestStatusEnum": "tournaments.models_version_tests.VersionTest.Status",  # version tests
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
