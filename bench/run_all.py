@@ -37,7 +37,7 @@ FULL = {
     "engines": ["bench.engines", "--seconds", "1"],
     "referee": ["bench.referee", "--moves", "3000", "--starts", "20", "--trips", "5000"],
     "e2e": ["bench.e2e", "--matches", "200", "--workers", "2", "--profile"],
-    "schedule": ["bench.schedule", "--bots", "200", "--repeat", "2", "--profile"],
+    "schedule": ["bench.schedule", "--bots", "200", "--repeat", "3", "--profile"],
     "http": ["bench.http_latency", "--clients", "20", "--seconds", "8", "--profile"],
 }
 QUICK = {
