@@ -137,9 +137,10 @@ def populate(bots: int, seed: int = 1) -> dict[str, Any]:
         ],
         batch_size=1000,
     )
-    # Two matches with real moves for the replay pages: a Game's Up! and a four-seat Sequence.
+    # Matches with real moves for the replay pages: a Game's Up!, a four-seat Sequence and a
+    # full-length Stacks game (600 plies, the longest default).
     replays = {}
-    for gid, n, options in (("gamesup", 2, {}), ("sequence", 4, {"teams": 2})):
+    for gid, n, options in (("gamesup", 2, {}), ("sequence", 4, {"teams": 2}), ("flagstacks", 2, {})):
         eng = get_engine(gid)
         state = eng.new_state(options, seed=seed, seats=n)
         moves = []
