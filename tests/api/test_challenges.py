@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from typing import Any
 
+import pytest
 from django.contrib.auth import get_user_model
 from django.test import override_settings
 
 from tests.api.conftest import assert_error, client_for
 from tests.service.conftest import ranks_by_version
-from tournaments.models import Match
+from tournaments.models import Match, Rating
 from tournaments.models_challenges import Challenge
 
 
@@ -109,3 +112,27 @@ def test_request_rate_is_per_user(user: Any, other: Any, make_bot: Any) -> None:
     assert_error(client.post("/api/challenges/", body, format="json"), 429, "throttled")
     reverse = {"bot": theirs.id, "opponent": mine.id}
     assert client_for(other).post("/api/challenges/", reverse, format="json").status_code == 201
+
+
+@pytest.mark.skipif(
+    shutil.which("bwrap") is None and not os.environ.get("ARBITER_ALLOW_UNSANDBOXED"),
+    reason="bubblewrap is not installed (apt-get install bubblewrap)",
+)
+def test_a_challenge_game_is_played_by_the_worker_task(user: Any, other: Any, make_bot: Any) -> None:
+    """The real task plays a challenge's game in the sandbox; it is recorded and moves no rating."""
+    from workers import tasks
+
+    mine = make_bot(name="mine")
+    theirs = make_bot(owner=other, name="theirs")
+    client = client_for(user)
+    body = {"bot": mine.id, "opponent": theirs.id, "games": 1, "move_ms": 2000, "game_ms": 20000}
+    made = client.post("/api/challenges/", body, format="json").json()
+    match_id = made["matches"][0]["id"]
+    assert tasks.run_match(match_id) == "finished"
+    detail = client.get(f"/api/challenges/{made['id']}/").json()
+    assert detail["status"] == "finished"
+    score = detail["score"]
+    assert score["wins"] + score["draws"] + score["losses"] == 1
+    played = client.get(f"/api/matches/{match_id}/").json()
+    assert played["moves"] and played["rating_changes"] == [] and played["rated"] is False
+    assert not Rating.objects.exists()

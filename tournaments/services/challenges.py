@@ -170,7 +170,9 @@ def challenge_create(
 
         def send() -> None:
             for match_id, n_seats, startup, game in rows:
-                match_send(match_id=match_id, seats=n_seats, startup_ms=startup, game_ms=game)
+                match_send(
+                    match_id=match_id, seats=n_seats, startup_ms=startup, game_ms=game, kind=Match.Kind.CHALLENGE
+                )
 
         transaction.on_commit(send)
     return challenge
