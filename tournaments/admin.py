@@ -348,3 +348,29 @@ class LadderAdmin(admin.ModelAdmin):
 
 
 # -- end scheduled and recurring tournaments, ladders --
+
+# -- challenges and retired versions (public API): history, read-only here --
+from tournaments.models_challenges import BotVersionRetirement, Challenge, ChallengeMatch  # noqa: E402
+
+
+class ChallengeMatchInline(ReadOnlyInline):
+    model = ChallengeMatch
+    fields = ["number", "match"]
+    readonly_fields = fields
+
+
+@admin.register(Challenge)
+class ChallengeAdmin(HistoryAdmin):
+    list_display = ["id", "challenger", "game", "bot_version", "opponent_version", "games", "created"]
+    list_filter = ["game"]
+    list_select_related = ["challenger", "bot_version__bot", "opponent_version__bot"]
+    inlines = [ChallengeMatchInline]
+
+
+@admin.register(BotVersionRetirement)
+class BotVersionRetirementAdmin(HistoryAdmin):
+    list_display = ["bot_version", "retired_by", "retired_at"]
+    list_select_related = ["bot_version__bot", "retired_by"]
+
+
+# -- end challenges and retired versions --
