@@ -136,3 +136,23 @@ def test_a_challenge_game_is_played_by_the_worker_task(user: Any, other: Any, ma
     played = client.get(f"/api/matches/{match_id}/").json()
     assert played["moves"] and played["rating_changes"] == [] and played["rated"] is False
     assert not Rating.objects.exists()
+
+
+def test_admin_shows_challenges_retirements_and_tokens(user: Any, other: Any, make_bot: Any) -> None:
+    from django.test import Client
+    from rest_framework.authtoken.models import Token
+
+    mine = make_bot(name="mine")
+    theirs = make_bot(owner=other, name="theirs")
+    made = client_for(user).post("/api/challenges/", {"bot": mine.id, "opponent": theirs.id, "games": 2}, format="json")
+    client_for(user).post(f"/api/bots/{mine.id}/versions/1/retire/")
+    get_user_model().objects.create_superuser(username="boss", password="boss-pw")
+    browser = Client()
+    assert browser.login(username="boss", password="boss-pw")
+    page = browser.get(f"/admin/tournaments/challenge/{made.json()['id']}/change/")
+    assert page.status_code == 200 and b"theirs" in page.content
+    assert browser.get("/admin/tournaments/challenge/").status_code == 200
+    assert b"mine v1" in browser.get("/admin/tournaments/botversionretirement/").content
+    # Staff create a user's token in the admin (and delete it there to revoke it).
+    added = browser.post("/admin/authtoken/tokenproxy/add/", {"user": other.id})
+    assert added.status_code == 302 and Token.objects.filter(user=other).exists()
