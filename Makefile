@@ -18,6 +18,7 @@ test: venv
 lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(PY) manage.py makemigrations --check --dry-run
 
 format: venv
 	$(VENV)/bin/ruff format .
