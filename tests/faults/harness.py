@@ -208,6 +208,11 @@ class Cluster:
             self.env("scheduler"),
         )  # fmt: skip
 
+    def wait_ready(self, *names: str, timeout: float = 120) -> None:
+        """Wait until each named Celery worker says it is ready to take messages."""
+        for name in names:
+            wait_for(lambda n=name: "@" in self.log(n) and " ready." in self.log(n), timeout, f"worker {name}")
+
     def signal(self, name: str, sig: int) -> None:
         """Send ``sig`` to a process and everything it started (its session's process group)."""
         with contextlib.suppress(ProcessLookupError):

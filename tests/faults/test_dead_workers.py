@@ -22,11 +22,13 @@ pytestmark = [pytest.mark.services, pytest.mark.slow]
 
 
 def test_killed_and_stalled_workers_lose_their_matches_to_another(cluster: Cluster) -> None:
-    t = cluster.tournament(bots=3, delay=0.15, games_per_pairing=2, max_plies=12)
-    assert t["matches"] == 6
     cluster.scheduler()
     for name in ("killed", "stalled", "survivor"):
         cluster.worker(name)
+    # Everyone is listening before the matches are sent, so each worker takes one at once.
+    cluster.wait_ready("killed", "stalled", "survivor")
+    t = cluster.tournament(bots=3, delay=0.15, games_per_pairing=2, max_plies=12)
+    assert t["matches"] == 6
 
     killed = wait_for(lambda: cluster.running_on(t["id"], "killed@main"), 90, "the first worker to start a match")
     stalled = wait_for(lambda: cluster.running_on(t["id"], "stalled@main"), 30, "the second worker to start a match")

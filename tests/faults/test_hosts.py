@@ -107,12 +107,13 @@ def test_workers_on_two_hosts_one_cut_off(cluster: Cluster, redis_server: RedisS
     remote_db = with_database(cluster.database_url, db.path.lstrip("/"), host=lan.db_address)
     remote_redis = f"redis://{lan.db_address}:6379/0"
 
-    t = cluster.tournament(bots=4, delay=0.1, games_per_pairing=2, double=True, max_plies=12)
-    assert t["matches"] == 24
     cluster.scheduler()  # beat and the beat-queue worker on the database host
     for n, host in enumerate(lan.hosts):
         cluster.worker(f"w{n + 1}", concurrency=2, host=f"h{n + 1}", netns=host,
                        database_url=remote_db, redis_url=remote_redis)  # fmt: skip
+    cluster.wait_ready("w1", "w2")
+    t = cluster.tournament(bots=4, delay=0.1, games_per_pairing=2, double=True, max_plies=12)
+    assert t["matches"] == 24
 
     victim = wait_for(lambda: cluster.running_on(t["id"], "w2@h2"), 120, "a match on the second host")
     time.sleep(0.5)
@@ -135,6 +136,6 @@ def test_workers_on_two_hosts_one_cut_off(cluster: Cluster, redis_server: RedisS
     # The host comes back: its old attempt finishes, and its result is dropped, not counted again.
     lan.cut(1, up=True)
     dropped = f"dropping result of match {victim[0]} attempt {victim[1]}"
-    wait_for(lambda: dropped in cluster.log("w2"), 90, f"'{dropped}' from the host that was cut off")
+    wait_for(lambda: dropped in cluster.log("w2"), 150, f"'{dropped}' from the host that was cut off")
     cluster.assert_counted_once(t["id"], 24)
     cluster.assert_rebuild_agrees()
