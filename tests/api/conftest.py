@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
+from tests.api.live import LiveServer, live_server
 from tests.service.conftest import _games, make_bot, other, play, staff, user  # noqa: F401
+
+
+@pytest.fixture(scope="session")
+def live_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """One real server (runserver on SQLite) for the black-box tests: the doc examples and the fuzzer."""
+    var_dir: Path = tmp_path_factory.mktemp("live-api")
+    with live_server(var_dir) as server:
+        yield server
 
 
 @pytest.fixture(autouse=True)

@@ -18,6 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 SETUP = """
 import json
+from django.core.management import call_command
+call_command("migrate", interactive=False, verbosity=0)
 from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
 from tournaments.services.games import game_sync
@@ -40,6 +42,7 @@ class LiveServer:
     bot: int
     rival_bot: int
     env: dict[str, str]
+    log: Path  # the server's stdout and stderr
 
 
 def _free_port() -> int:
@@ -69,9 +72,8 @@ def live_server(var_dir: Path) -> Iterator[LiveServer]:
     """Migrate a fresh SQLite database under ``var_dir``, add a user with a token and two bots, serve it."""
     env = _env(var_dir)
     manage = [sys.executable, str(ROOT / "manage.py")]
-    subprocess.run([*manage, "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True, timeout=180)
     out = subprocess.run(
-        [*manage, "shell", "-c", SETUP], cwd=ROOT, env=env, check=True, timeout=120, capture_output=True, text=True
+        [*manage, "shell", "-c", SETUP], cwd=ROOT, env=env, check=True, timeout=300, capture_output=True, text=True
     ).stdout
     ids = json.loads(out.strip().splitlines()[-1])
     port = _free_port()
@@ -91,7 +93,8 @@ def live_server(var_dir: Path) -> Iterator[LiveServer]:
                 if server.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError((var_dir / "server.log").read_text()) from None
                 time.sleep(0.2)
-        yield LiveServer(base=base, token=ids["token"], bot=ids["bot"], rival_bot=ids["rival_bot"], env=env)
+        log_path = var_dir / "server.log"
+        yield LiveServer(base, ids["token"], ids["bot"], ids["rival_bot"], env, log_path)
     finally:
         server.terminate()
         try:

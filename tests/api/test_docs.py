@@ -6,11 +6,10 @@ import json
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
-from tests.api.live import ROOT, live_server
+from tests.api.live import ROOT, LiveServer
 
 DOC = ROOT / "docs" / "api.md"
 
@@ -28,22 +27,21 @@ def test_the_doc_has_examples_for_every_part() -> None:
 
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("curl") is None, reason="needs curl")
-def test_doc_examples_run(tmp_path: Path) -> None:
+def test_doc_examples_run(live_api: LiveServer) -> None:
     blocks = doc_blocks()
     # One shell runs every block, so variables carry from one to the next; a marker before each
     # block says which one failed.
     script = ["set -euo pipefail"]
     for i, block in enumerate(blocks):
         script += [f"echo '@@ block {i}' >&2", block]
-    with live_server(tmp_path) as server:
-        result = subprocess.run(
-            ["bash", "-c", "\n".join(script)],
-            cwd=ROOT,
-            env={**server.env, "BASE": server.base},
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+    result = subprocess.run(
+        ["bash", "-c", "\n".join(script)],
+        cwd=ROOT,
+        env={**live_api.env, "BASE": live_api.base},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     where = result.stderr.strip().splitlines()[-1:] if result.stderr else []
     assert result.returncode == 0, (where, result.stdout[-3000:], result.stderr[-3000:])
     assert result.stderr.count("@@ block") == len(blocks)

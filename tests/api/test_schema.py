@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,7 +13,7 @@ from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.validation import validate_schema
 from rest_framework.test import APIClient
 
-from tests.api.live import live_server
+from tests.api.live import LiveServer
 from tests.api.test_permissions import api_routes
 
 FUZZ_SEED = 20261122
@@ -78,29 +77,29 @@ def test_docs_are_served_without_a_cdn() -> None:
 
 
 @pytest.mark.slow
-def test_schemathesis_against_a_live_server(tmp_path: Path) -> None:
+def test_schemathesis_against_a_live_server(live_api: LiveServer) -> None:
     """Fuzz every operation of the live schema: no 5xx, every response as documented.
 
     Bounded: 15 examples per operation in the fuzzing phase plus the stateful
     phase, two workers, a fixed seed (a failure replays with the same seed).
     Revoking the token is left out: it would log the fuzzer out.
     """
-    with live_server(tmp_path) as server:
-        command = [
-            sys.executable, "-m", "schemathesis.cli", "run", f"{server.base}/api/schema/",
-            "--header", f"Authorization: Token {server.token}",
-            "--checks", CHECKS,
-            "--phases", "examples,fuzzing,stateful",
-            "--max-examples", "15",
-            "--seed", str(FUZZ_SEED),
-            "--workers", "2",
-            "--exclude-operation-id", "auth_token_destroy",
-            "--request-timeout", "30",
-            "--max-failures", "20",
-            "--no-shrink",
-            "--suppress-health-check", "all",
-        ]  # fmt: skip
-        result = subprocess.run(command, capture_output=True, text=True, timeout=300, env=server.env)
-        log = (tmp_path / "server.log").read_text(errors="replace")
+    server = live_api
+    command = [
+        sys.executable, "-m", "schemathesis.cli", "run", f"{server.base}/api/schema/",
+        "--header", f"Authorization: Token {server.token}",
+        "--checks", CHECKS,
+        "--phases", "examples,fuzzing,stateful",
+        "--max-examples", "15",
+        "--seed", str(FUZZ_SEED),
+        "--workers", "2",
+        "--exclude-operation-id", "auth_token_destroy",
+        "--request-timeout", "30",
+        "--max-failures", "20",
+        "--no-shrink",
+        "--suppress-health-check", "all",
+    ]  # fmt: skip
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300, env=server.env)
+    log = server.log.read_text(errors="replace")
     assert result.returncode == 0, result.stdout[-12000:] + result.stderr[-3000:] + log[-3000:]
     assert "Traceback" not in log, log[-5000:]
