@@ -70,7 +70,7 @@ def test_query_count_is_constant(user: Any, make_bot: Any, play: Any, seats: int
             ranks = [1] * seats if i % 3 == 0 else [1 + (s % 2) for s in range(seats)]
             play(match, ranks)
     assert large.matches.count() > 10 * small.matches.count()
-    assert _queries(small) == _queries(large) == 6  # three queries per selector
+    assert _queries(small) == _queries(large) == 8  # four queries per selector
     # With the performance table (fitted on the spot: no cache yet), still a constant count.
     assert _queries(small, performance=True) == _queries(large, performance=True)
 
