@@ -43,6 +43,8 @@ def test_schema_is_valid_and_covers_every_route(schema: dict[str, Any]) -> None:
     for path, item in schema["paths"].items():
         for method, operation in item.items():
             assert operation.get("summary") or operation.get("description"), (path, method)
+            for parameter in operation.get("parameters", []):
+                assert parameter.get("description"), (path, method, parameter["name"])
             responses = operation["responses"]
             for code in ("401", "404", "500"):
                 assert responses[code]["content"]["application/json"]["schema"] == {

@@ -51,10 +51,10 @@ class BotFilter(filters.FilterSet):
 
 
 class TournamentFilter(filters.FilterSet):
-    game = filters.CharFilter(field_name="game_id")
-    status = filters.ChoiceFilter(choices=Tournament.Status.choices)
-    owner = filters.CharFilter(field_name="owner__username")
-    rated = filters.BooleanFilter()
+    game = filters.CharFilter(field_name="game_id", help_text="Only tournaments of this game.")
+    status = filters.ChoiceFilter(choices=Tournament.Status.choices, help_text="Only tournaments in this state.")
+    owner = filters.CharFilter(field_name="owner__username", help_text="Only tournaments of this user (username).")
+    rated = filters.BooleanFilter(help_text="Only rated (true) or unrated (false) tournaments.")
     ordering = filters.OrderingFilter(fields=(("created", "created"), ("id", "id"), ("name", "name")))
 
     class Meta:
@@ -63,14 +63,14 @@ class TournamentFilter(filters.FilterSet):
 
 
 class MatchFilter(filters.FilterSet):
-    tournament = IdFilter(field_name="tournament_id")
+    tournament = IdFilter(field_name="tournament_id", help_text="Only matches of this tournament.")
     bot = IdFilter(method="filter_bot", help_text="Matches in which any version of this bot played.")
-    bot_version = IdFilter(method="filter_bot_version")
-    challenge = IdFilter(field_name="challenge_link__challenge_id")
-    game = filters.CharFilter(field_name="game_id")
-    status = filters.ChoiceFilter(choices=Match.Status.choices)
-    rated = filters.BooleanFilter()
-    kind = filters.ChoiceFilter(choices=Match.Kind.choices)
+    bot_version = IdFilter(method="filter_bot_version", help_text="Matches in which this bot version played.")
+    challenge = IdFilter(field_name="challenge_link__challenge_id", help_text="Only the games of this challenge.")
+    game = filters.CharFilter(field_name="game_id", help_text="Only matches of this game.")
+    status = filters.ChoiceFilter(choices=Match.Status.choices, help_text="Only matches in this state.")
+    rated = filters.BooleanFilter(help_text="Only rated (true) or unrated (false) matches.")
+    kind = filters.ChoiceFilter(choices=Match.Kind.choices, help_text="What the match was played for.")
     ordering = filters.ChoiceFilter(
         choices=[(o, o) for o in ("-id", "id", "finished_at", "-finished_at")],
         method="filter_ordering",
@@ -104,9 +104,9 @@ class MatchFilter(filters.FilterSet):
 
 
 class ChallengeFilter(filters.FilterSet):
-    game = filters.CharFilter(field_name="game_id")
+    game = filters.CharFilter(field_name="game_id", help_text="Only challenges of this game.")
     bot = IdFilter(field_name="bot_version__bot_id", help_text="The challenger's bot.")
-    opponent = IdFilter(field_name="opponent_version__bot_id")
+    opponent = IdFilter(field_name="opponent_version__bot_id", help_text="The challenged bot.")
     ordering = filters.OrderingFilter(fields=(("created", "created"), ("id", "id")))
 
     class Meta:

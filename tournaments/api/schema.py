@@ -72,8 +72,23 @@ def error(description: str) -> OpenApiResponse:
     return OpenApiResponse(ErrorSerializer, description=description)
 
 
+PATH_PARAMETERS: dict[str, str] = {
+    "bot_id": "The bot's id.",
+    "number": "A version's number within its bot (1 for the first upload, then 2, ...).",
+    "game_id": "The game's id, e.g. `gamesup` (see GET /api/games/).",
+    "tournament_id": "The tournament's id.",
+    "match_id": "The match's id.",
+    "challenge_id": "The challenge's id.",
+    "schedule_id": "The schedule's id.",
+    "test_id": "The version test's id.",
+}
+
+
 def add_error_responses(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
-    """Postprocessing hook: every operation documents the error statuses it can give."""
+    """Postprocessing hook: every operation documents the error statuses it can give.
+
+    It also describes the path parameters, which the views name but do not explain.
+    """
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     schemas["Error"] = ERROR_SCHEMA
     ref = {"$ref": "#/components/schemas/Error"}
@@ -81,6 +96,9 @@ def add_error_responses(result: dict[str, Any], generator: Any, request: Any, pu
         for method, operation in item.items():
             if method not in ("get", "post", "put", "patch", "delete"):
                 continue
+            for parameter in operation.get("parameters", []):
+                if parameter.get("in") == "path" and parameter["name"] in PATH_PARAMETERS:
+                    parameter.setdefault("description", PATH_PARAMETERS[parameter["name"]])
             codes = ["400", "401", "404", "500"]
             if method != "get" or path.endswith("/me/"):
                 codes.append("403")
