@@ -35,13 +35,19 @@ PAYLOAD_VERSION = 1
 
 def _finished_games(tournament: Tournament) -> list[Game]:
     """Finished matches as sides in seat order (one participant per team) with team ranks."""
-    # The ids first: given them, PostgreSQL reads the seats through the match_id index.  Joined
-    # to the matches instead, it hashed them and read every seat of every tournament (100,000+).
+    # The id range first: bounded by it, PostgreSQL reads the seats through the match_id index.
+    # Only joined to the matches, it hashed them and read every seat of every tournament (100,000+).
+    # (The ids are fetched, not aggregated: MIN/MAX were planned as a walk along the primary key.)
     finished = list(
         Match.objects.filter(tournament=tournament, status=Match.Status.FINISHED).values_list("id", flat=True)
     )
     seats = (
-        MatchSeat.objects.filter(match_id__in=finished)
+        MatchSeat.objects.filter(
+            match__tournament=tournament,
+            match__status=Match.Status.FINISHED,
+            match_id__gte=min(finished, default=0),
+            match_id__lte=max(finished, default=0),
+        )
         .order_by("match_id", "seat")
         .values_list("match_id", "team", "bot_version_id", "rank")
     )
