@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse
+from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 
 
@@ -47,16 +47,19 @@ ERROR_SCHEMA: dict[str, Any] = {
     "required": ["error"],
 }
 
-ERROR_EXAMPLES = [
-    OpenApiExample(
-        "invalid input",
-        value={
-            "error": {"code": "invalid", "message": "name: This field is required.", "fields": {"name": ["required"]}}
-        },
-        response_only=True,
-        status_codes=["400"],
-    ),
-]
+
+def _example(code: str, message: str, fields: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, "fields": fields or {}}}
+
+
+# One example body per generic error status, shown in the docs next to the shape.
+ERROR_EXAMPLES: dict[str, dict[str, Any]] = {
+    "400": _example("invalid", "games: Ensure this value is less than or equal to 100.", {"games": ["..."]}),
+    "401": _example("authentication_failed", "Invalid token."),
+    "403": _example("permission_denied", "Only the bot's owner can change it."),
+    "404": _example("not_found", "No such bot."),
+    "500": _example("server_error", "Internal server error."),
+}
 
 _GENERIC: dict[str, str] = {
     "400": "Invalid input (body, query parameter or file); `fields` says which.",
@@ -104,9 +107,8 @@ def add_error_responses(result: dict[str, Any], generator: Any, request: Any, pu
                 codes.append("403")
             responses = operation.setdefault("responses", {})
             for code in codes:
-                responses.setdefault(
-                    code, {"description": _GENERIC[code], "content": {"application/json": {"schema": ref}}}
-                )
+                media = {"schema": ref, "example": ERROR_EXAMPLES[code]}
+                responses.setdefault(code, {"description": _GENERIC[code], "content": {"application/json": media}})
             for code, response in responses.items():
                 # Error answers documented by a view refer to the one shape too.
                 if code.startswith(("4", "5")) and "content" not in response:
