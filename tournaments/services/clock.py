@@ -4,9 +4,10 @@ Workers on several machines stamp heartbeats, claims, finish times and
 enqueue times.  Their own clocks may disagree by seconds, which would make a
 lease look expired too early (or never) and put two matches sharing a bot in
 the wrong finish order.  On PostgreSQL every such stamp is therefore taken by
-the server (``STATEMENT_TIMESTAMP()``, the start of the writing statement,
-so a row written after another transaction committed always gets a later
-stamp); the embedded SQLite setup has one machine and uses Python's clock.
+the server (``STATEMENT_TIMESTAMP()``: the start of the statement that
+writes or reads it, so a stamp taken after waiting for another transaction's
+locks is always later than that transaction's); the embedded SQLite setup
+has one machine and uses Python's clock.
 """
 
 from __future__ import annotations

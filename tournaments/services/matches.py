@@ -17,7 +17,7 @@ from django.db import transaction
 from django.db.models import F
 
 from tournaments.models import Match, MatchSeat, Tournament
-from tournaments.services.clock import db_now
+from tournaments.services.clock import db_clock, db_now
 from tournaments.services.queue import match_send
 from tournaments.services.ratings import ratings_apply_match
 from tournaments.services.tournaments import tournament_finish_if_done
@@ -131,8 +131,9 @@ def match_record_result(*, match_id: int, attempt: int, outcome: MatchOutcome) -
             ratings_apply_match(match=match, seats=seats)
         # Taken after the rating rows are locked: for two matches sharing a bot,
         # finish order is the order their rating changes were applied.  The
-        # database's clock, so workers on hosts with skewed clocks agree too.
-        match.finished_at = db_now()
+        # database's clock, so workers on hosts with skewed clocks agree too
+        # (read as a value, so the saved object holds a datetime, not an expression).
+        match.finished_at = db_clock()
         match.save(update_fields=["status", "moves", "result_reason", "error_reason", "engine_version", "finished_at"])
         if match.tournament_id is not None:
             tournament_finish_if_done(tournament_id=match.tournament_id)
@@ -181,7 +182,7 @@ def match_record_error(*, match_id: int, attempt: int, reason: str, retry: bool 
             )
         else:
             match.status = Match.Status.ERRORED
-            match.finished_at = db_now()
+            match.finished_at = db_clock()
             match.save(update_fields=["status", "error_reason", "worker", "finished_at"])
             if match.tournament_id is not None:
                 tournament_finish_if_done(tournament_id=match.tournament_id)
