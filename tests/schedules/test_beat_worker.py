@@ -1,10 +1,10 @@
-"""Start times, recurring schedules and the ladder with a real beat and worker.
+"""Start times, recurring schedules and the ladder with a real beat and workers.
 
 Each test gets a fresh PostgreSQL database and its own Redis queues (through
 ARBITER_QUEUE), runs ``celery worker --beat`` plus a second, separate
 ``celery beat`` (two beats must never start a tournament or create an
-edition twice), with one-second beat intervals, and reads the database
-directly while they work.  Bots are the reference random bot in the real
+edition twice) and a small worker for the beat queue, with one-second beat
+intervals, and reads the database directly while they work.  Bots are the reference random bot in the real
 sandbox.
 """
 
@@ -52,13 +52,20 @@ class Cluster:
              "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", f"sched-{uuid.uuid4().hex[:6]}@%h"],
         )  # fmt: skip
         self._spawn("beat", [*celery, "beat", "-s", str(self.tmp / "beat-b"), "-l", "info"])
-        # The worker is up once it has said so.
+        # A one-process worker for the beat queue only, as docs/organisers.md advises: with
+        # every process of the main worker busy, the beat's work would otherwise wait.
+        self._spawn(
+            "beatworker",
+            [*celery, "worker", "-Q", f"{self.env['ARBITER_QUEUE']}.beat", "-c", "1", "-l", "info",
+             "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", f"beat-{uuid.uuid4().hex[:6]}@%h"],
+        )  # fmt: skip
+        # The workers are up once they have said so.
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
-            if b"ready." in (self.logs / "worker.log").read_bytes():
+            if all(b"ready." in (self.logs / f"{name}.log").read_bytes() for name in ("worker", "beatworker")):
                 return
             time.sleep(0.3)
-        raise AssertionError(f"the worker did not come up; see {self.logs}")
+        raise AssertionError(f"the workers did not come up; see {self.logs}")
 
     def _spawn(self, name: str, argv: list[str]) -> None:
         log = open(self.logs / f"{name}.log", "wb")  # noqa: SIM115 - closed with the process
@@ -245,7 +252,7 @@ from tournaments.models import Bot
 from tournaments.services.tournaments import tournament_create, tournament_start
 user = get_user_model().objects.get(username="org")
 bot_ids = list(Bot.objects.values_list("id", flat=True))
-t = tournament_create(owner=user, game_id="gamesup", name="busy", bot_ids=bot_ids, games_per_pairing=4,
+t = tournament_create(owner=user, game_id="gamesup", name="busy", bot_ids=bot_ids, games_per_pairing=10,
                       move_ms=1000, game_ms=20000, startup_ms=10000)
 t = tournament_start(tournament=t, user=user)
 print(json.dumps({"tid": t.id}))
