@@ -67,6 +67,16 @@ def test_every_error_status_has_the_shape(user: Any, make_bot: Any) -> None:
         assert owner.post("/api/bots/", package, format="multipart").status_code == 201
         package = {"game": "gamesup", "name": "b", "package": SimpleUploadedFile("r.py", RANDOM_BOT)}
         assert_error(owner.post("/api/bots/", package, format="multipart"), 429, "throttled")
+    # A body past DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB; files do not count), as JSON or multipart.
+    huge = "x" * 3_000_000
+    too_big = client_for(user).post("/api/tournaments/", {"game": "gamesup", "name": huge}, format="json")
+    assert "2621440 bytes" in assert_error(too_big, 413, "request_too_large")["message"]
+    too_big = client_for(user).post(
+        "/api/bots/",
+        {"game": "gamesup", "name": "c", "description": huge, "package": SimpleUploadedFile("r.py", RANDOM_BOT)},
+        format="multipart",
+    )
+    assert_error(too_big, 413, "request_too_large")
     # A fault in a view, and one outside the views, are JSON 500s in the same shape.
     response = exception_handler(RuntimeError("boom"), {})
     assert response.status_code == 500 and response.data["error"]["code"] == "server_error"

@@ -28,7 +28,6 @@ from tournaments.services.versions import bot_version_retire
 
 UPLOAD_ERRORS = {
     400: error("A bad package (not an archive, a zip bomb, links, paths leaving it, too many files, ...)."),
-    413: error("The request body is larger than the server accepts."),
     429: error("Too many uploads; the `uploads` rate applies per user."),
 }
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
@@ -43,6 +45,13 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     """DRF's handler, reshaped; service errors map to their status; anything else is a JSON 500."""
     if isinstance(exc, ServiceError):
         return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status_code)
+    if isinstance(exc, RequestDataTooBig):
+        # Django refuses to read a body past DATA_UPLOAD_MAX_MEMORY_SIZE (files do not count).
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        message = f"The request body is larger than {limit} bytes (not counting uploaded files)."
+        return Response(error_body("request_too_large", message), status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+    if isinstance(exc, TooManyFieldsSent | TooManyFilesSent):
+        return Response(error_body("invalid", str(exc) or "Too many fields or files."), status=400)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):

@@ -58,6 +58,7 @@ ERROR_EXAMPLES: dict[str, dict[str, Any]] = {
     "401": _example("authentication_failed", "Invalid token."),
     "403": _example("permission_denied", "Only the bot's owner can change it."),
     "404": _example("not_found", "No such bot."),
+    "413": _example("request_too_large", "The request body is larger than 2621440 bytes (not counting files)."),
     "500": _example("server_error", "Internal server error."),
 }
 
@@ -66,6 +67,7 @@ _GENERIC: dict[str, str] = {
     "401": "The credentials are missing or wrong (an unknown or revoked token).",
     "403": "Authenticated, but not allowed (not the owner, or a CSRF failure with session auth).",
     "404": "No such object, or one you may not see (private bots are invisible to others).",
+    "413": "The request body (not counting uploaded files) is larger than the server reads.",
     "500": "A fault of the service; the body still has the error shape.",
 }
 
@@ -105,6 +107,8 @@ def add_error_responses(result: dict[str, Any], generator: Any, request: Any, pu
             codes = ["400", "401", "404", "500"]
             if method != "get" or path.endswith("/me/"):
                 codes.append("403")
+            if method in ("post", "put", "patch"):
+                codes.append("413")
             responses = operation.setdefault("responses", {})
             for code in codes:
                 media = {"schema": ref, "example": ERROR_EXAMPLES[code]}
