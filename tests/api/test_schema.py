@@ -101,7 +101,8 @@ def test_schemathesis_against_a_live_server(live_api: LiveServer) -> None:
         "--no-shrink",
         "--suppress-health-check", "all",
     ]  # fmt: skip
-    result = subprocess.run(command, capture_output=True, text=True, timeout=300, env=server.env)
+    # Run in the server's scratch folder: schemathesis keeps its example database in the working directory.
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300, env=server.env, cwd=server.log.parent)
     log = server.log.read_text(errors="replace")
     assert result.returncode == 0, result.stdout[-12000:] + result.stderr[-3000:] + log[-3000:]
     assert "Traceback" not in log, log[-5000:]
