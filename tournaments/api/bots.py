@@ -216,11 +216,9 @@ class BotDetailApi(APIView):
         ratings = bot_ratings(bot=bot)
         if which == "current":
             ratings = ratings.filter(bot_version=current) if current else ratings.none()
-        bot.current_version = current.number if current else None  # type: ignore[attr-defined]
-        bot.versions_list = list(bot_versions(bot=bot).select_related("retirement"))  # type: ignore[attr-defined]
         body = dict(BotOutputSerializer(bot).data)
-        body["current_version"] = bot.current_version  # type: ignore[attr-defined]
-        body["versions"] = VersionOutputSerializer(bot.versions_list, many=True).data  # type: ignore[attr-defined]
+        body["current_version"] = current.number if current else None
+        body["versions"] = VersionOutputSerializer(bot_versions(bot=bot).select_related("retirement"), many=True).data
         body["ratings"] = RatingRowSerializer(ratings, many=True).data
         return Response(body)
 
