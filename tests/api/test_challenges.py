@@ -156,3 +156,23 @@ def test_admin_shows_challenges_retirements_and_tokens(user: Any, other: Any, ma
     # Staff create a user's token in the admin (and delete it there to revoke it).
     added = browser.post("/admin/authtoken/tokenproxy/add/", {"user": other.id})
     assert added.status_code == 302 and Token.objects.filter(user=other).exists()
+
+
+def test_team_game_sides(user: Any, other: Any, make_bot: Any) -> None:
+    """In a team game each bot fills every seat of its side; sides swap every game; three sides are refused."""
+    mine = make_bot(name="mine", game="sequence")
+    theirs = make_bot(owner=other, name="theirs", game="sequence")
+    client = client_for(user)
+    body = {"bot": mine.id, "opponent": theirs.id, "games": 2, "seats": 4, "options": {"teams": 2}}
+    made = client.post("/api/challenges/", body, format="json")
+    assert made.status_code == 201, made.content
+    sides = []
+    for match in made.json()["matches"]:
+        by_team: dict[int, set[int]] = {}
+        for player in match["players"]:
+            by_team.setdefault(player["team"], set()).add(player["bot"])
+        assert all(len(bots) == 1 for bots in by_team.values()) and len(by_team) == 2
+        sides.append([by_team[t].pop() for t in sorted(by_team)])
+    assert sides == [[mine.id, theirs.id], [theirs.id, mine.id]]
+    three = client.post("/api/challenges/", {**body, "seats": 3, "options": {}}, format="json")
+    assert assert_error(three, 400, "invalid_options")["fields"] == {"seats": ["not two sides"]}
