@@ -126,7 +126,8 @@ class TournamentAdmin(admin.ModelAdmin):
 
     @admin.display(description="Standings")
     def standings(self, obj: Tournament) -> SafeString:
-        rows = tournament_standings(tournament=obj)
+        # The admin table shows no performance columns: skip the fit.
+        rows = tournament_standings(tournament=obj, performance=False)
         return _table(
             ["#", "Bot", "Games", "W", "D", "L", "Points", "Score %", "S-B", "Forfeits", "Elo"],
             [

@@ -160,8 +160,7 @@ def _compute(tournament: Tournament) -> tuple[list[_Row], dict[tuple[int, int], 
     return rows, pair, games
 
 
-def _base_rows(tournament: Tournament) -> list[dict[str, Any]]:
-    rows, _, _ = _compute(tournament)
+def _standing_rows(rows: list[_Row]) -> list[dict[str, Any]]:
     return [
         {
             "place": place,
@@ -183,6 +182,35 @@ def _base_rows(tournament: Tournament) -> list[dict[str, Any]]:
         }
         for place, r in enumerate(rows, start=1)
     ]
+
+
+def _base_rows(tournament: Tournament) -> list[dict[str, Any]]:
+    rows, _, _ = _compute(tournament)
+    return _standing_rows(rows)
+
+
+def _crosstable(rows: list[_Row], pair: dict[tuple[int, int], list[float]]) -> dict[str, Any]:
+    order = [r.bot_version_id for r in rows]
+    return {
+        "participants": [
+            {"bot_version": r.bot_version_id, "bot": r.bot_id, "bot_name": r.bot_name, "version": r.version}
+            for r in rows
+        ],
+        "rows": [
+            {
+                "bot_version": version,
+                "cells": [
+                    None
+                    if opponent == version
+                    else {"points": pair[(version, opponent)][0], "games": pair[(version, opponent)][1]}
+                    if (version, opponent) in pair
+                    else {"points": 0.0, "games": 0}
+                    for opponent in order
+                ],
+            }
+            for version in order
+        ],
+    }
 
 
 def tournament_standings(*, tournament: Tournament, performance: bool = True) -> list[dict[str, Any]]:
@@ -208,26 +236,22 @@ def tournament_standings_with_fit(*, tournament: Tournament) -> dict[str, Any]:
 def tournament_crosstable(*, tournament: Tournament) -> dict[str, Any]:
     """Every pair's result: row's points against column and games played, in standings order."""
     rows, pair, _ = _compute(tournament)
-    order = [r.bot_version_id for r in rows]
+    return _crosstable(rows, pair)
+
+
+def tournament_table(*, tournament: Tournament) -> dict[str, Any]:
+    """Standings (with performance), crosstable and the fit's summary from one pass over the results.
+
+    Pages that show both use this: the pass over every seat of every finished
+    match is the expensive part, so it is done once.
+    """
+    rows, pair, _ = _compute(tournament)
+    standings = _standing_rows(rows)
+    table = tournament_performance(tournament=tournament, order=[r["bot_version"] for r in standings])
     return {
-        "participants": [
-            {"bot_version": r.bot_version_id, "bot": r.bot_id, "bot_name": r.bot_name, "version": r.version}
-            for r in rows
-        ],
-        "rows": [
-            {
-                "bot_version": version,
-                "cells": [
-                    None
-                    if opponent == version
-                    else {"points": pair[(version, opponent)][0], "games": pair[(version, opponent)][1]}
-                    if (version, opponent) in pair
-                    else {"points": 0.0, "games": 0}
-                    for opponent in order
-                ],
-            }
-            for version in order
-        ],
+        "standings": standings_with_performance(standings, table),
+        "crosstable": _crosstable(rows, pair),
+        "performance_fit": {key: table[key] for key in FIT_SUMMARY},
     }
 
 

@@ -19,7 +19,7 @@ from tournaments.selectors.bots import bot_get, bot_versions
 from tournaments.selectors.games import game_default_pool, game_list, game_rating_pools
 from tournaments.selectors.matches import match_get, match_list
 from tournaments.selectors.ratings import bot_ratings, leaderboard, rating_history
-from tournaments.selectors.standings import tournament_crosstable, tournament_progress, tournament_standings
+from tournaments.selectors.standings import tournament_progress, tournament_table
 from tournaments.selectors.tournaments import tournament_get, tournament_list
 from tournaments.web.charts import rating_charts
 from tournaments.web.replay import replay_build
@@ -134,8 +134,8 @@ def _tournament_context(tournament: Tournament) -> dict[str, Any]:
     progress = tournament_progress(tournament=tournament)
     done = progress["finished"] + progress["errored"] + progress["cancelled"]
     total = progress["total"]
-    standings = tournament_standings(tournament=tournament)
-    crosstable = tournament_crosstable(tournament=tournament)
+    table = tournament_table(tournament=tournament)
+    standings, crosstable = table["standings"], table["crosstable"]
     cross_rows = [
         {
             "name": p["bot_name"],
