@@ -22,8 +22,8 @@ class LadderCandidate:
     version_id: int
     elo: float
     recent: int = 0  # ladder games in the recent window (queued and running included)
-    total: int = 0  # ladder games ever
-    last_opponents: frozenset[int] = field(default_factory=frozenset)
+    total: int = 0  # ladder games ever, for bots without recent games (else the same as recent)
+    last_opponents: frozenset[int] = field(default_factory=frozenset)  # in its latest recent match
 
 
 def ladder_matches(*, ladder: Ladder) -> QuerySet[Match]:
@@ -70,13 +70,27 @@ def ladder_candidates(*, ladder: Ladder, since: datetime) -> list[LadderCandidat
         match__rating_pool=ladder.pool,
         match__status__in=COUNTED,
     )
-    total = dict(seats.values_list("bot_version_id").annotate(n=Count("match_id", distinct=True)))
-    recent = dict(
-        seats.filter(match__created__gte=since)
+    # Only the recent window is aggregated for everyone, so the cost follows the
+    # window's volume, not the ladder's whole history.
+    window = {
+        version: (games, last)
+        for version, games, last in seats.filter(match__created__gte=since)
         .values_list("bot_version_id")
-        .annotate(n=Count("match_id", distinct=True))
+        .annotate(n=Count("match_id", distinct=True), last=Max("match_id"))
+        .values_list("bot_version_id", "n", "last")
+    }
+    # All-time counts break ties between bots without recent games (a new version before an idle one).
+    idle = [v for v in versions if v not in window]
+    total = (
+        dict(
+            seats.filter(bot_version_id__in=idle)
+            .values_list("bot_version_id")
+            .annotate(n=Count("match_id", distinct=True))
+        )
+        if idle
+        else {}
     )
-    last_match = dict(seats.values_list("bot_version_id").annotate(last=Max("match_id")))
+    last_match = {v: last for v, (_, last) in window.items()}
     lineups: dict[int, set[int]] = {}
     for match_id, version_id in MatchSeat.objects.filter(match_id__in=set(last_match.values())).values_list(
         "match_id", "bot_version_id"
@@ -90,8 +104,8 @@ def ladder_candidates(*, ladder: Ladder, since: datetime) -> list[LadderCandidat
         LadderCandidate(
             version_id=v,
             elo=elo.get(v, start),
-            recent=recent.get(v, 0),
-            total=total.get(v, 0),
+            recent=window[v][0] if v in window else 0,
+            total=window[v][0] if v in window else total.get(v, 0),
             last_opponents=frozenset(lineups.get(last_match[v], set()) - {v}) if v in last_match else frozenset(),
         )
         for v in versions
