@@ -299,17 +299,37 @@ def load(port: int, path: str, clients: int, seconds: float, warmup: float = 1.0
     }
 
 
-def queries_per_request(path: str) -> tuple[int, int]:
-    """(SQL queries, status) of one request through Django's test client, in this process."""
+def one_request(path: str, repeat: int = 5) -> dict[str, Any]:
+    """One request at a time through Django's test client, in this process (no load).
+
+    SQL queries counted with CaptureQueriesContext; the median over ``repeat``
+    requests of the whole request and of its SQL time, and the slowest query.
+    """
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
     client = Client()
     client.get(path)  # warm: the first request may read things once per process
-    with CaptureQueriesContext(connection) as captured:
-        status = client.get(path, HTTP_ACCEPT="application/json").status_code
-    return len(captured.captured_queries), status
+    runs = []
+    for _ in range(repeat):
+        with CaptureQueriesContext(connection) as captured:
+            start = time.perf_counter()
+            status = client.get(path, HTTP_ACCEPT="application/json").status_code
+            total = time.perf_counter() - start
+        queries = [(float(q["time"]), q["sql"]) for q in captured.captured_queries]
+        runs.append((total, sum(t for t, _ in queries), queries, status))
+    runs.sort(key=lambda r: r[0])
+    total, sql, queries, status = runs[len(runs) // 2]
+    slowest = max(queries, default=(0.0, ""))
+    return {
+        "queries": len(queries),
+        "status": status,
+        "total_ms": total * 1000,
+        "sql_ms": sql * 1000,
+        "slowest_ms": slowest[0] * 1000,
+        "slowest": " ".join(slowest[1].split()[:4])[:40],
+    }
 
 
 def profile(path: str, requests: int = 20) -> str:
@@ -380,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
             ("match list of one tournament", f"/api/matches/?tournament={tournament}"),
             ("match list of one bot", f"/api/matches/?bot={bot}"),
         ]
-        counts = {path: queries_per_request(path) for _, path in endpoints}
+        alone = {path: one_request(path) for _, path in endpoints}
         from django.db import connection
 
         connection.close()
@@ -399,10 +419,17 @@ def main(argv: list[str] | None = None) -> int:
         base = results[endpoints[0][1]]
         for label, path in endpoints:
             r = results[path]
-            queries, status = counts[path]
             print(
                 f"  {label:<40} {r['p50']:8.1f} {r['p99']:8.1f} {r['rps']:8.1f} {r['errors']:7d} "
-                f"{queries:8d}  ({r['p99'] / base['p99']:.1f}x the trivial p99; status {status})"
+                f"{alone[path]['queries']:8d}  ({r['p99'] / base['p99']:.1f}x the trivial p99; "
+                f"status {alone[path]['status']})"
+            )
+        print("  one request at a time, in-process (median of 5): whole request, its SQL, the slowest query")
+        for label, path in endpoints:
+            a = alone[path]
+            print(
+                f"  {label:<40} {a['total_ms']:8.1f} ms  SQL {a['sql_ms']:6.1f} ms  "
+                f"slowest {a['slowest_ms']:6.1f} ms  {a['slowest']}"
             )
         board = results[endpoints[1][1]]["p99"]
         print(f"  leaderboard p99 {board:.1f} ms (target < {TARGET_P99_MS:.0f} ms): "
