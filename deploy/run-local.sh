@@ -111,6 +111,10 @@ start() {
     done
     spawn beat "$PYTHON" -m celery -A workers.celery_app beat -l info \
         -s "$RUN_DIR/celerybeat-schedule" --pidfile "$RUN_DIR/beat.celery.pid"
+    # One small worker for the beat queue alone, so sweeps, dispatches and scheduled
+    # starts never wait behind long matches (docs/operations.md).
+    spawn worker-maintenance "$PYTHON" -m celery -A workers.celery_app worker -l info -c 1 \
+        -Q "${ARBITER_QUEUE:-celery}.beat" -n "maintenance-$$@%h" --without-gossip --without-mingle
     if ! wait_healthy; then
         say "the web did not come up healthy; see $RUN_DIR/web.log (processes left running: '$0 stop')"
         exit 1

@@ -42,6 +42,7 @@ port="${PORT:-8000}"
 cat <<BANNER
 
   Arbiter is starting on http://localhost:${port}/
+    Pages:  http://localhost:${port}/games/       (leaderboards, tournaments, replays)
     API:    http://localhost:${port}/api/         (demo user: demo / demo)
     Admin:  http://localhost:${port}/admin/       (admin / admin)
   The demo round robins run now; watch them at http://localhost:${port}/api/tournaments/

@@ -17,7 +17,7 @@ urlpatterns = [
     re_path(r"^api/(?P<rest>.*)$", _api_not_found),
     path("api-auth/", include("rest_framework.urls")),
     path("admin/", admin.site.urls),
-    path("", RedirectView.as_view(url="/api/games/", permanent=False)),
+    path("", RedirectView.as_view(url="/games/", permanent=False)),
 ]
 
 # -- public API: a fault outside the API views still answers /api/ in the error shape --

@@ -46,7 +46,7 @@ def test_compose_file_is_valid(tmp_path: Path) -> None:
     result = _compose(tmp_path, "config", "-q", **REQUIRED)
     assert result.returncode == 0, result.stderr
     services = _compose(tmp_path, "config", "--services", **REQUIRED)
-    assert set(services.stdout.split()) == {"db", "redis", "migrate", "web", "worker", "beat", "flower"}
+    assert set(services.stdout.split()) == {"db", "redis", "migrate", "web", "worker", "beat", "maintenance", "flower"}
 
 
 @pytest.mark.parametrize("missing", sorted(REQUIRED))

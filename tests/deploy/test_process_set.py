@@ -173,8 +173,14 @@ def test_process_set_plays_a_round_robin(process_set: ProcessSet) -> None:
     svc = process_set
     status = svc.script("status")
     assert status.returncode == 0, status.stdout
-    assert sorted(line.split()[0] for line in status.stdout.splitlines()) == ["beat", "web", "worker1", "worker2"]
-    assert len(svc.pgids()) == 4
+    assert sorted(line.split()[0] for line in status.stdout.splitlines()) == [
+        "beat",
+        "web",
+        "worker-maintenance",
+        "worker1",
+        "worker2",
+    ]
+    assert len(svc.pgids()) == 5  # web, two workers, the beat-queue worker, beat
 
     svc.token = svc.post_json("/api/users/", {"username": "dora", "password": "dora-pw-1"})["token"]
     assert svc.post_json("/api/auth/token/", {"username": "dora", "password": "dora-pw-1"})["token"] == svc.token
