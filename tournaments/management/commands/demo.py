@@ -58,20 +58,19 @@ def _ply_cap_options(engine: Engine) -> dict[str, Any]:
     return out
 
 
-def _demo_configs(engine: Engine) -> list[tuple[int, dict[str, Any]]]:
-    """The default configuration, plus one per new (seats, teams) shape up to four seats (Sequence: 3p, 2x2)."""
-    chosen: list[tuple[int, dict[str, Any]]] = []
-    shapes = set()
+def _demo_configs(engine: Engine) -> list[tuple[int, dict[str, Any], str]]:
+    """(seats, options, rating pool): the default, then one per further rating pool among the
+    engine's example configurations of up to four seats (Sequence 3p and 2x2, Diabolical Stacks...)."""
+    chosen: list[tuple[int, dict[str, Any], str]] = []
+    pools = set()
     for seats, options in [(engine.default_seats(), {}), *engine.configs()]:
         if seats > 4:
             continue
-        full = engine.validate_options(options, seats)
-        teams = engine.teams(seats, full)
-        shape = (seats, len(teams))
-        if shape in shapes:
+        pool = engine.rating_pool(options, seats)
+        if pool in pools:
             continue
-        shapes.add(shape)
-        chosen.append((seats, options))
+        pools.add(pool)
+        chosen.append((seats, options, pool))
     return chosen
 
 
@@ -96,13 +95,13 @@ class Command(BaseCommand):
         started = 0
         for engine in all_engines():
             configs = _demo_configs(engine)
-            most_teams = max(len(engine.teams(s, engine.validate_options(o, s))) for s, o in configs)
+            most_teams = max(len(engine.teams(s, engine.validate_options(o, s))) for s, o, _ in configs)
             names = ["random", "greedy"] + [f"random-{i}" for i in range(2, most_teams)]
             bots = {name: self._bot(demo, engine.id, name, packages[name.split("-")[0]]) for name in names}
-            for seats, extra in configs:
+            for seats, extra, pool in configs:
                 options = {**extra, **_ply_cap_options(engine)}
                 teams = len(engine.teams(seats, engine.validate_options(options, seats)))
-                name = f"Demo: {engine.name} ({seats} seats, {teams} teams)"
+                name = f"Demo: {engine.name} [{pool}]"
                 if Tournament.objects.filter(owner=demo, name=name).exists():
                     continue
                 participants = [bots[n].id for n in names[: max(teams, 2)]]
