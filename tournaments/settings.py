@@ -322,3 +322,8 @@ if os.environ.get("ARBITER_LOG_FORMAT", "").strip().lower() == "json":
     # Celery would otherwise replace the root handler with its own plain-text one.
     CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # -- end deployment ------------------------------------------------------------------
+
+# -- leaderboard responses ---------------------------------------------------------
+# Seconds a leaderboard API response is reused per viewer and URL (0: never).  Ratings
+# change when matches finish; a few seconds of lag buys a 10x cheaper hot endpoint.
+ARBITER_LEADERBOARD_CACHE_S = float(os.environ.get("ARBITER_LEADERBOARD_CACHE_S", "5"))

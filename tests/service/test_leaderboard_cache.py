@@ -1,0 +1,45 @@
+"""The leaderboard API's response cache: reused for its lifetime, per viewer, then fresh."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.test import override_settings
+from rest_framework.test import APIClient
+
+from tournaments.models import Bot, Match
+from tournaments.services.tournaments import tournament_create, tournament_start
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache() -> None:
+    cache.clear()
+
+
+def _games(client: APIClient) -> dict[int, int]:
+    return {r["bot"]: r["games"] for r in client.get("/api/ratings/?game=gamesup").json()["results"]}
+
+
+def test_leaderboard_is_reused_for_its_lifetime_then_fresh(
+    user: Any, other: Any, make_bot: Callable[..., Bot], play: Callable[..., bool]
+) -> None:
+    a, b = make_bot(), make_bot(owner=other)
+    tournament = tournament_create(owner=user, game_id="gamesup", name="t", bot_ids=[a.id, b.id])
+    tournament_start(tournament=tournament, user=user)
+    first, second = Match.objects.filter(tournament=tournament).order_by("id")
+    play(first, [1, 2])
+
+    anonymous, owner = APIClient(), APIClient()
+    owner.force_authenticate(user)
+    with override_settings(ARBITER_LEADERBOARD_CACHE_S=60):
+        assert _games(anonymous) == {a.id: 1, b.id: 1}
+        play(second, [2, 1])
+        # The same viewer and URL within the lifetime: the stored page.
+        assert _games(anonymous) == {a.id: 1, b.id: 1}
+        # Another viewer has a page of its own, read now.
+        assert _games(owner) == {a.id: 2, b.id: 2}
+    with override_settings(ARBITER_LEADERBOARD_CACHE_S=0):
+        assert _games(anonymous) == {a.id: 2, b.id: 2}
