@@ -327,3 +327,8 @@ if os.environ.get("ARBITER_LOG_FORMAT", "").strip().lower() == "json":
 # Seconds a leaderboard API response is reused per viewer and URL (0: never).  Ratings
 # change when matches finish; a few seconds of lag buys a 10x cheaper hot endpoint.
 ARBITER_LEADERBOARD_CACHE_S = float(os.environ.get("ARBITER_LEADERBOARD_CACHE_S", "5"))
+
+# The covering index on bot versions (leaderboard counts) is a PostgreSQL feature; SQLite,
+# the embedded default, builds it without the extra column and Django warns on every
+# command.  The index still works there, just without the covered column.
+SILENCED_SYSTEM_CHECKS = ["models.W040"]
