@@ -17,13 +17,13 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from engines import InvalidOptionsError, get_engine
+from engines import get_engine
 from tournaments.models import Bot, BotVersion, Match, MatchSeat
 from tournaments.models_challenges import Challenge, ChallengeMatch
 from tournaments.selectors.versions import version_latest_active
 from tournaments.services.errors import ForbiddenError, ServiceError
+from tournaments.services.match_config import clocks_check, game_config_check
 from tournaments.services.queue import match_send
-from tournaments.services.tournaments import CLOCK_LIMITS_MS
 
 
 class ChallengeLimitError(ServiceError):
@@ -99,23 +99,10 @@ def challenge_create(
     if not 1 <= games <= settings.ARBITER_CHALLENGE_MAX_GAMES:
         limit = settings.ARBITER_CHALLENGE_MAX_GAMES
         raise ServiceError(f"games is 1 to {limit}.", fields={"games": ["out of range"]})
-    for field, value in (("move_ms", move_ms), ("game_ms", game_ms), ("startup_ms", startup_ms)):
-        if not 1 <= value <= CLOCK_LIMITS_MS[field]:
-            raise ServiceError(f"{field} is 1 to {CLOCK_LIMITS_MS[field]}.", fields={field: ["out of range"]})
+    clocks_check(move_ms=move_ms, game_ms=game_ms, startup_ms=startup_ms)
     engine = get_engine(bot.game_id)
-    seats = engine.default_seats() if seats is None else seats
-    try:
-        options = engine.validate_options(options or {}, seats)
-        pool = engine.rating_pool(options, seats)
-        teams = engine.teams(seats, options)
-    except InvalidOptionsError as exc:
-        raise ServiceError(str(exc), code="invalid_options", fields={"options": [str(exc)]}) from exc
-    if len(teams) != 2:
-        raise ServiceError(
-            f"A challenge is between two sides; {seats} seats of {bot.game_id} make {len(teams)}.",
-            code="invalid_options",
-            fields={"seats": ["not two sides"]},
-        )
+    config = game_config_check(engine=engine, seats=seats, options=options, two_sides="A challenge")
+    seats, options, pool, teams = config.seats, config.options, config.pool, config.teams
     mine = _current_version(bot=bot, field="bot")
     theirs = _current_version(bot=opponent, field="opponent")
     with transaction.atomic():

@@ -30,7 +30,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from engines import InvalidOptionsError, get_engine
+from engines import get_engine
 from tournaments.models import Game, Ladder, Match, MatchSeat
 from tournaments.selectors.ladder import (
     LadderCandidate,
@@ -39,8 +39,8 @@ from tournaments.selectors.ladder import (
     other_work_queued_count,
 )
 from tournaments.services.errors import ServiceError
+from tournaments.services.match_config import clocks_check, game_config_check
 from tournaments.services.queue import match_send
-from tournaments.services.tournaments import CLOCK_LIMITS_MS
 
 logger = logging.getLogger(__name__)
 
@@ -54,17 +54,9 @@ def ladder_clean(*, ladder: Ladder) -> None:
     game = Game.objects.filter(id=ladder.game_id, available=True).first()
     if game is None:
         raise ServiceError(f"Unknown game {ladder.game_id!r}.", code="unknown_game", fields={"game": ["unknown"]})
-    engine = get_engine(game.id)
-    if not ladder.seats:
-        ladder.seats = engine.default_seats()
-    try:
-        ladder.options = engine.validate_options(ladder.options or {}, ladder.seats)
-        ladder.pool = engine.rating_pool(ladder.options, ladder.seats)
-    except InvalidOptionsError as exc:
-        raise ServiceError(str(exc), code="invalid_options", fields={"options": [str(exc)]}) from exc
-    for name, limit in CLOCK_LIMITS_MS.items():
-        if not 1 <= getattr(ladder, name) <= limit:
-            raise ServiceError(f"{name} is 1 to {limit}.", fields={name: ["out of range"]})
+    config = game_config_check(engine=get_engine(game.id), seats=ladder.seats or None, options=ladder.options)
+    ladder.seats, ladder.options, ladder.pool = config.seats, config.options, config.pool
+    clocks_check(move_ms=ladder.move_ms, game_ms=ladder.game_ms, startup_ms=ladder.startup_ms)
     if not 1 <= ladder.queued_target <= MAX_QUEUED_TARGET:
         raise ServiceError(f"queued_target is 1 to {MAX_QUEUED_TARGET}.", fields={"queued_target": ["out of range"]})
     clash = Ladder.objects.filter(game_id=ladder.game_id, pool=ladder.pool).exclude(pk=ladder.pk).exists()

@@ -22,11 +22,11 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from engines import InvalidOptionsError, get_engine
+from engines import get_engine
 from tournaments.models import Bot, BotVersion, Game, Participant, Tournament, TournamentSchedule
 from tournaments.services.errors import ServiceError
+from tournaments.services.match_config import clocks_check, game_config_check
 from tournaments.services.tournaments import (
-    CLOCK_LIMITS_MS,
     MAX_PARTICIPANTS,
     tournament_cancel,
     tournament_create,
@@ -165,20 +165,13 @@ def schedule_clean(*, schedule: TournamentSchedule) -> None:
     game = Game.objects.filter(id=schedule.game_id, available=True).first()
     if game is None:
         raise ServiceError(f"Unknown game {schedule.game_id!r}.", code="unknown_game", fields={"game": ["unknown"]})
-    engine = get_engine(game.id)
-    if not schedule.seats:
-        schedule.seats = engine.default_seats()
-    try:
-        schedule.options = engine.validate_options(schedule.options or {}, schedule.seats)
-    except InvalidOptionsError as exc:
-        raise ServiceError(str(exc), code="invalid_options", fields={"options": [str(exc)]}) from exc
+    config = game_config_check(engine=get_engine(game.id), seats=schedule.seats or None, options=schedule.options)
+    schedule.seats, schedule.options = config.seats, config.options
     if schedule.format not in Tournament.Format.values:
         raise ServiceError("Format is 'single' or 'double'.", fields={"format": ["invalid choice"]})
     if not 1 <= schedule.games_per_pairing <= 100:
         raise ServiceError("games_per_pairing is 1 to 100.", fields={"games_per_pairing": ["out of range"]})
-    for field, limit in CLOCK_LIMITS_MS.items():
-        if not 1 <= getattr(schedule, field) <= limit:
-            raise ServiceError(f"{field} is 1 to {limit}.", fields={field: ["out of range"]})
+    clocks_check(move_ms=schedule.move_ms, game_ms=schedule.game_ms, startup_ms=schedule.startup_ms)
     if not schedule.name.strip():
         raise ServiceError("A schedule needs a name.", fields={"name": ["required"]})
     if schedule.kind == TournamentSchedule.Kind.CRON:

@@ -9,17 +9,17 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from engines import InvalidOptionsError, get_engine
+from engines import get_engine
 from tournaments.models import Bot, BotVersion, Game, Match, MatchSeat, Participant, Tournament
 from tournaments.scheduling import match_seed, round_robin_plan
 from tournaments.services.errors import ConflictError, ForbiddenError, ServiceError
+from tournaments.services.match_config import clocks_check, game_config_check
 from tournaments.services.queue import tournament_send
 
 logger = logging.getLogger(__name__)
 
 BATCH_SIZE = 1000
 MAX_PARTICIPANTS = 200
-CLOCK_LIMITS_MS = {"move_ms": 60_000, "game_ms": 3_600_000, "startup_ms": 60_000}
 
 
 def _latest_versions(*, bot_ids: Sequence[int], game: Game, user: Any) -> list[BotVersion]:
@@ -75,21 +75,13 @@ def tournament_create(
     game = Game.objects.filter(id=game_id, available=True).first()
     if game is None:
         raise ServiceError(f"Unknown game {game_id!r}.", code="unknown_game", fields={"game": ["unknown game"]})
-    engine = get_engine(game.id)
-    seats = engine.default_seats() if seats is None else seats
-    try:
-        options = engine.validate_options(options or {}, seats)
-        pool = engine.rating_pool(options, seats)
-        teams = engine.teams(seats, options)
-    except InvalidOptionsError as exc:
-        raise ServiceError(str(exc), code="invalid_options", fields={"options": [str(exc)]}) from exc
+    config = game_config_check(engine=get_engine(game.id), seats=seats, options=options)
+    seats, options, pool, teams = config.seats, config.options, config.pool, config.teams
     if format not in Tournament.Format.values:
         raise ServiceError("Format is 'single' or 'double'.", fields={"format": ["invalid choice"]})
     if not 1 <= games_per_pairing <= 100:
         raise ServiceError("games_per_pairing is 1 to 100.", fields={"games_per_pairing": ["out of range"]})
-    for field, value in (("move_ms", move_ms), ("game_ms", game_ms), ("startup_ms", startup_ms)):
-        if not 1 <= value <= CLOCK_LIMITS_MS[field]:
-            raise ServiceError(f"{field} is 1 to {CLOCK_LIMITS_MS[field]}.", fields={field: ["out of range"]})
+    clocks_check(move_ms=move_ms, game_ms=game_ms, startup_ms=startup_ms)
     if len(set(bot_ids)) != len(bot_ids):
         raise ServiceError("A bot is listed twice.", fields={"participants": ["duplicate bot"]})
     if all_active and bot_ids:

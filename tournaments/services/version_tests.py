@@ -42,14 +42,14 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from engines import InvalidOptionsError, get_engine
+from engines import get_engine
 from tournaments.elo import pair_score
 from tournaments.models import Bot, BotVersion, Match, MatchSeat, VersionTest, VersionTestMatch
 from tournaments.selectors.versions import version_latest_active
 from tournaments.services.clock import db_now
 from tournaments.services.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
+from tournaments.services.match_config import clocks_check, game_config_check
 from tournaments.services.queue import match_send
-from tournaments.services.tournaments import CLOCK_LIMITS_MS
 from tournaments.stats import Decision, Sprt, bounds, counts
 
 logger = logging.getLogger(__name__)
@@ -135,28 +135,14 @@ def version_test_create(
     in_flight = settings.ARBITER_VERSION_TEST_PAIRS_IN_FLIGHT if pairs_in_flight is None else pairs_in_flight
     if not 1 <= in_flight <= 64:
         raise ServiceError("pairs_in_flight is 1 to 64.", fields={"pairs_in_flight": ["out of range"]})
-    for field, value in (("move_ms", move_ms), ("game_ms", game_ms), ("startup_ms", startup_ms)):
-        if not 1 <= value <= CLOCK_LIMITS_MS[field]:
-            raise ServiceError(f"{field} is 1 to {CLOCK_LIMITS_MS[field]}.", fields={field: ["out of range"]})
+    clocks_check(move_ms=move_ms, game_ms=game_ms, startup_ms=startup_ms)
     candidate = _version(bot=bot, number=candidate_number, field="candidate")
     baseline = _version(bot=bot, number=baseline_number, field="baseline")
     if candidate.id == baseline.id:
         raise ServiceError("Test two different versions.", fields={"baseline": ["same as the candidate"]})
-    engine = get_engine(bot.game_id)
-    seats = engine.default_seats() if seats is None else seats
-    try:
-        options = engine.validate_options(options or {}, seats)
-        pool = engine.rating_pool(options, seats)
-        teams = engine.teams(seats, options)
-    except InvalidOptionsError as exc:
-        raise ServiceError(str(exc), code="invalid_options", fields={"options": [str(exc)]}) from exc
-    if len(teams) != 2:
-        # The pentanomial model and the swap within a pair need exactly two sides.
-        raise ServiceError(
-            f"A version test is between two sides; {seats} seats of {bot.game_id} make {len(teams)}.",
-            code="invalid_options",
-            fields={"seats": ["not two sides"]},
-        )
+    # The pentanomial model and the swap within a pair need exactly two sides.
+    config = game_config_check(engine=get_engine(bot.game_id), seats=seats, options=options, two_sides="A version test")
+    seats, options, pool = config.seats, config.options, config.pool
     lower, upper = bounds(alpha, beta)
     with transaction.atomic():
         test = VersionTest.objects.create(
