@@ -252,7 +252,7 @@ from tournaments.models import Bot
 from tournaments.services.tournaments import tournament_create, tournament_start
 user = get_user_model().objects.get(username="org")
 bot_ids = list(Bot.objects.values_list("id", flat=True))
-t = tournament_create(owner=user, game_id="gamesup", name="busy", bot_ids=bot_ids, games_per_pairing=10,
+t = tournament_create(owner=user, game_id="gamesup", name="busy", bot_ids=bot_ids, games_per_pairing=30,
                       move_ms=1000, game_ms=20000, startup_ms=10000)
 t = tournament_start(tournament=t, user=user)
 print(json.dumps({"tid": t.id}))
