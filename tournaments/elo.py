@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,18 @@ def elo_match_changes(
                 )
             )
     return changes
+
+
+def rating_tally(rating: Any, change: MemberChange) -> None:
+    """Apply ``change`` to a rating record (elo, games, wins/draws/losses), in place.
+
+    The live path (Rating rows) and the rebuild (its own records) both count
+    through here, so the two cannot drift apart.
+    """
+    rating.elo = change.after
+    rating.games += 1
+    field = {"win": "wins", "draw": "draws"}.get(change.result, "losses")
+    setattr(rating, field, getattr(rating, field) + 1)
 
 
 def rating_start(*, number: int, earlier: Iterable[tuple[int, float]], config: EloSettings) -> float:

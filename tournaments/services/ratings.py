@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from django.conf import settings
 from django.db import transaction
 
-from tournaments.elo import EloSettings, elo_match_changes, rating_start
+from tournaments.elo import EloSettings, elo_match_changes, rating_start, rating_tally
 from tournaments.models import BotVersion, Match, MatchSeat, Rating, RatingChange
 
 logger = logging.getLogger(__name__)
@@ -104,14 +104,7 @@ def ratings_apply_match(*, match: Match, seats: Sequence[MatchSeat]) -> list[Rat
         config=config,
     ):
         rating = ratings[change.member]
-        rating.elo = change.after
-        rating.games += 1
-        if change.result == "win":
-            rating.wins += 1
-        elif change.result == "draw":
-            rating.draws += 1
-        else:
-            rating.losses += 1
+        rating_tally(rating, change)
         changes.append(
             RatingChange(
                 rating=rating, match=match, before=change.before, after=change.after, delta=change.delta, k=change.k

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from django.db import connection, transaction
 from django.db.models import ProtectedError
 
-from tournaments.elo import elo_match_changes, rating_start
+from tournaments.elo import elo_match_changes, rating_start, rating_tally
 from tournaments.models import BotVersion, Match, MatchSeat, Rating, RatingChange
 from tournaments.services.ratings import elo_settings, match_teams
 
@@ -140,14 +140,7 @@ def ratings_replay(*, pool: str | None = None) -> Replay:
                 config=config,
             ):
                 rating = book[(match_pool, change.member)]
-                rating.elo = change.after
-                rating.games += 1
-                if change.result == "win":
-                    rating.wins += 1
-                elif change.result == "draw":
-                    rating.draws += 1
-                else:
-                    rating.losses += 1
+                rating_tally(rating, change)
                 rating.changes.append((match_id, change.before, change.after, change.delta, change.k))
             replayed += 1
     return Replay(ratings=book, matches=replayed)
