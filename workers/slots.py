@@ -18,6 +18,7 @@ import logging
 import os
 import signal
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -107,9 +108,8 @@ def stat_fields(pid: int) -> list[str] | None:
     return text[text.rfind(")") + 2 :].split()
 
 
-def pids_of_uid(uid: int) -> list[int]:
-    """Live (non-zombie) processes whose /proc entry belongs to ``uid``."""
-    out = []
+def _procs_of_uid(uid: int) -> Iterator[tuple[int, list[str]]]:
+    """(pid, stat fields) of every process whose /proc entry belongs to ``uid``."""
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
@@ -119,9 +119,13 @@ def pids_of_uid(uid: int) -> list[int]:
         except OSError:
             continue
         fields_ = stat_fields(int(entry.name))
-        if fields_ and fields_[0] != "Z":
-            out.append(int(entry.name))
-    return out
+        if fields_:
+            yield int(entry.name), fields_
+
+
+def pids_of_uid(uid: int) -> list[int]:
+    """Live (non-zombie) processes whose /proc entry belongs to ``uid``."""
+    return [pid for pid, fields_ in _procs_of_uid(uid) if fields_[0] != "Z"]
 
 
 def tasks_of_uid(uid: int) -> int:
@@ -170,18 +174,10 @@ def kill_uid(uid: int, rounds: int = 200) -> bool:
 
 def _reap_orphans(uid: int, me: int) -> None:
     """Reap zombies of ``uid`` re-parented to this subreaper (only those, not other children)."""
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            if entry.stat(follow_symlinks=False).st_uid != uid:
-                continue
-        except OSError:
-            continue
-        st = stat_fields(int(entry.name))
-        if st and st[0] == "Z" and int(st[1]) == me:
+    for pid, st in _procs_of_uid(uid):
+        if st[0] == "Z" and int(st[1]) == me:
             with contextlib.suppress(ChildProcessError):
-                os.waitpid(int(entry.name), os.WNOHANG)
+                os.waitpid(pid, os.WNOHANG)
 
 
 _subreaper_set = False
