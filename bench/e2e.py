@@ -66,7 +66,7 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 def _tournament(owner: Any, bot_ids: list[int], matches: int) -> Any:
-    from tournaments.services.tournaments import tournament_create
+    from tournaments.competitions.services.tournaments import tournament_create
 
     # Two bots, a double round robin: games_per_pairing games in each leg.
     return tournament_create(
@@ -81,7 +81,8 @@ def _tournament(owner: Any, bot_ids: list[int], matches: int) -> Any:
 
 
 def _wait_done(tournament_id: int, log: Path) -> None:
-    from tournaments.models import Match, Tournament
+    from tournaments.competitions.models import Tournament
+    from tournaments.matches.models import Match
 
     deadline = time.monotonic() + WAIT_S
     while time.monotonic() < deadline:
@@ -100,7 +101,7 @@ def _run_tournament(owner: Any, bot_ids: list[int], matches: int, log: Path) -> 
     """(seconds from start to the last recorded result, tournament)."""
     from django.db.models import Max
 
-    from tournaments.services.tournaments import tournament_start
+    from tournaments.competitions.services.tournaments import tournament_start
 
     tournament = _tournament(owner, bot_ids, matches)
     start_wall = time.time()
@@ -121,16 +122,15 @@ def _referee_warm(_: int) -> int:
 
 def _referee_chunk(job: tuple[str, list[str], list[tuple[str, int]]]) -> float:
     """Play the given (match id, seed) pairs one after the other; returns the seconds taken."""
-    from workers.referee import BotProgram, Clock, play_match
+    from workers.match import Clock, MatchSpec
+    from workers.referee import BotProgram, play_match
 
     directory, command, matches = job
     bot = BotProgram(directory=Path(directory), command=tuple(command))
     start = time.perf_counter()
     for match_id, seed in matches:
-        play_match(
-            engine_id="gamesup", options={}, seed=seed, seats=2, bots=[bot, bot], clock=Clock(**CLOCK),
-            match_id=match_id,
-        )  # fmt: skip
+        spec = MatchSpec(match_id=match_id, engine_id="gamesup", options={}, seed=seed, seats=2, clock=Clock(**CLOCK))
+        play_match(spec, [bot, bot])
     return time.perf_counter() - start
 
 
@@ -138,7 +138,7 @@ def referee_alone(tournament: Any, processes: int) -> float:
     """Seconds for ``processes`` processes to play the tournament's matches with the referee only."""
     from django.conf import settings
 
-    from tournaments.models import MatchSeat
+    from tournaments.matches.models import MatchSeat
 
     seat = MatchSeat.objects.filter(match__tournament=tournament).select_related("bot_version").first()
     directory = str(settings.ARBITER_PACKAGE_CACHE / seat.bot_version.checksum)
@@ -158,9 +158,9 @@ def referee_alone(tournament: Any, processes: int) -> float:
 
 def _profile_tasks(owner: Any, bot_ids: list[int], matches: int, queue: str) -> str:
     """cProfile of ``run_match`` called in this process on ``matches`` fresh matches."""
-    from tournaments.models import Match
-    from tournaments.services.tournaments import tournament_start
-    from workers.tasks import run_match
+    from tournaments.competitions.services.tournaments import tournament_start
+    from tournaments.matches.models import Match
+    from tournaments.matches.tasks import run_match
 
     tournament = tournament_start(tournament=_tournament(owner, bot_ids, matches), user=owner)
     _common.queue_purge(queue)  # nobody is listening: we play them here
@@ -176,11 +176,11 @@ def _profile_tasks(owner: Any, bot_ids: list[int], matches: int, queue: str) -> 
     parts = {
         "match_claim": "claim (conditional UPDATE)",
         "match_spec": "read the match and seats",
-        "_program_for": "find the unpacked package",
+        "_programs": "find the unpacked packages",
         "play_match": "referee: play the match",
         "match_record_result": "record result, seats, Elo, finish check",
         "ratings_apply_match": "  of which Elo (ratings_apply_match)",
-        "tournament_finish_if_done": "  of which finish check",
+        "tournament_match_ended": "  of which finish check",
     }
     lines = [f"  where a match's time goes ({len(ids)} matches run by run_match in-process, {elapsed:.2f} s):"]
     for name, label in parts.items():
@@ -213,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
             _common.django_setup(env, migrate=True)
             from django.contrib.auth import get_user_model
 
-            from tournaments.services.bots import bot_create
+            from tournaments.bots.services import bot_create
 
             owner = get_user_model().objects.create_user(username="bench", password="bench-pw")
             package = (_common.ROOT / "bots" / "random_bot.py").read_bytes()

@@ -87,9 +87,13 @@ def seed() -> float:
     from django.db import connection, transaction
 
     from engines import get_engine
-    from tournaments.models import Bot, BotVersion, Game, Match, MatchSeat, Participant, Rating, Tournament
-    from tournaments.scheduling import match_seed, round_robin_plan
-    from tournaments.selectors.games import game_default_pool
+    from tournaments.bots.models import Bot, BotVersion
+    from tournaments.competitions.models import Participant, Tournament
+    from tournaments.competitions.plans import match_seed, round_robin_plan
+    from tournaments.games.models import Game
+    from tournaments.games.selectors import game_default_pool
+    from tournaments.matches.models import Match, MatchSeat
+    from tournaments.ratings.models import Rating
 
     start = time.perf_counter()
     rng = random.Random(20261122)
@@ -189,8 +193,8 @@ def fits_store() -> int:
     the spot, which a running service never does for a finished tournament.
     """
     try:
-        from tournaments.models import PerformanceFit, Tournament
-        from tournaments.services.performance import performance_refresh
+        from tournaments.competitions.models import PerformanceFit, Tournament
+        from tournaments.competitions.services.performance import performance_refresh
     except ImportError:  # an older checkout without stored fits
         return 0
     done = set(PerformanceFit.objects.filter(computed_at__isnull=False).values_list("tournament_id", flat=True))
@@ -387,7 +391,9 @@ def main(argv: list[str] | None = None) -> int:
         stored = fits_store()
         if stored:
             print(f"  stored the performance table of {stored} tournaments")
-        from tournaments.models import Bot, Match, Tournament
+        from tournaments.bots.models import Bot
+        from tournaments.competitions.models import Tournament
+        from tournaments.matches.models import Match
 
         tournament = Tournament.objects.order_by("id").values_list("id", flat=True).first()
         seats = Match.objects.filter(tournament_id=tournament).values_list("match_seats__bot_version__bot_id")

@@ -64,9 +64,12 @@ def populate(bots: int, seed: int = 1) -> dict[str, Any]:
     from django.utils import timezone
 
     from engines import get_engine
-    from tournaments.models import Bot, BotVersion, Match, MatchSeat, Participant, Rating, RatingChange, Tournament
-    from tournaments.scheduling import round_robin_plan
-    from tournaments.services.games import game_sync
+    from tournaments.bots.models import Bot, BotVersion
+    from tournaments.competitions.models import Participant, Tournament
+    from tournaments.competitions.plans import round_robin_plan
+    from tournaments.games.services import game_sync
+    from tournaments.matches.models import Match, MatchSeat
+    from tournaments.ratings.models import Rating, RatingChange
 
     rng = random.Random(seed)
     game_sync()
@@ -166,7 +169,7 @@ def populate(bots: int, seed: int = 1) -> dict[str, Any]:
         )  # fmt: skip
         replays[gid] = (match.id, len(moves))
     # As in production once its matches are in: the performance table is fitted and stored by the worker.
-    from tournaments.services.performance import performance_refresh
+    from tournaments.competitions.services.performance import performance_refresh
 
     performance_refresh(tournament_id=tournament.id)
     return {"tournament": tournament.id, "bot": bot_rows[0].id, "pool": pool, "matches": len(matches),
@@ -241,8 +244,8 @@ def main(argv: list[str] | None = None) -> None:
             flag = "" if label.startswith("baseline") or median < 200 else "  over the 200 ms target"
             print(f"{label:<36} {median:>10.1f} {best:>8.1f} {queries:>8} {size / 1024:>7.1f}{flag}")
         # Where the tournament page's time goes: the two selectors it calls, each on its own.
-        from tournaments.models import Tournament
-        from tournaments.selectors.standings import tournament_crosstable, tournament_standings
+        from tournaments.competitions.models import Tournament
+        from tournaments.competitions.selectors.standings import tournament_crosstable, tournament_standings
 
         tournament = Tournament.objects.get(id=ids["tournament"])
         for label, selector in (("  selector tournament_standings", tournament_standings),

@@ -7,7 +7,7 @@ edge and some draws.  Timed, best of ``--repeat`` runs each:
 1. baseline: only aggregating the games into per-pair counts, the least any
    fit has to do;
 2. the fit: Bradley-Terry by Newton's method, the full covariance, the
-   intervals and the LOS column (tournaments.stats.fit).
+   intervals and the LOS column (tournaments.ratings.stats.fit).
 
 Also prints how well the fit recovered the strengths, as a sanity check.
 
@@ -23,8 +23,8 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from tournaments.stats import fit
-from tournaments.stats.bradley_terry import aggregate
+from tournaments.ratings.stats import fit
+from tournaments.ratings.stats.bradley_terry import aggregate
 
 T = TypeVar("T")
 

@@ -26,7 +26,8 @@ from typing import Any
 
 import engines
 from engines.base import Engine, IllegalMoveError, Result, State
-from workers.referee import BotProgram, Clock, play_match
+from workers.match import Clock, MatchSpec
+from workers.referee import BotProgram, play_match
 from workers.sandbox import SandboxLimits, sandbox_available, start_bot
 
 PYTHON = "/usr/bin/python3"
@@ -119,8 +120,8 @@ def referee_move_us(moves: int, limits: SandboxLimits) -> tuple[float, float]:
 
         def timed(n: int) -> float:
             start = time.perf_counter()
-            play_match(engine_id="bench-race", options={"moves": n}, seed=0, seats=2, bots=[bot, bot], clock=clock,
-                       limits=limits)  # fmt: skip
+            spec = MatchSpec(match_id="", engine_id="bench-race", options={"moves": n}, seed=0, seats=2, clock=clock)
+            play_match(spec, [bot, bot], limits=limits)
             return time.perf_counter() - start
 
         timed(1)  # warm caches

@@ -30,7 +30,7 @@ TARGET_S = 10.0
 def _setup_bots(count: int) -> tuple[object, list[int]]:
     from django.contrib.auth import get_user_model
 
-    from tournaments.services.bots import bot_create
+    from tournaments.bots.services import bot_create
 
     package = (_common.ROOT / "bots" / "random_bot.py").read_bytes()
     owner = get_user_model().objects.create_user(username="bench", password="bench-pw")
@@ -43,7 +43,7 @@ def _setup_bots(count: int) -> tuple[object, list[int]]:
 
 def _schedule_once(owner: object, bot_ids: list[int], profile: cProfile.Profile | None) -> tuple[float, float, int]:
     """(create seconds, start seconds, matches) for one new round robin."""
-    from tournaments.services.tournaments import tournament_create, tournament_start
+    from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 
     t0 = time.perf_counter()
     tournament = tournament_create(
@@ -73,39 +73,39 @@ def _copy_baseline(database: str, tournament_id: int) -> tuple[float, int]:
         match_cols = [
             r[0]
             for r in conn.execute(
-                "SELECT column_name FROM information_schema.columns WHERE table_name = 'tournaments_match' "
+                "SELECT column_name FROM information_schema.columns WHERE table_name = 'matches_match' "
                 "AND column_name NOT IN ('id', 'tournament_id') ORDER BY ordinal_position"
             )
         ]
         seat_cols = [
             r[0]
             for r in conn.execute(
-                "SELECT column_name FROM information_schema.columns WHERE table_name = 'tournaments_matchseat' "
+                "SELECT column_name FROM information_schema.columns WHERE table_name = 'matches_matchseat' "
                 "AND column_name NOT IN ('id', 'match_id') ORDER BY ordinal_position"
             )
         ]
         quoted = ", ".join(f'"{c}"' for c in match_cols)
         # Text format both ways: the rows go out and back exactly as PostgreSQL wrote them.
         matches = conn.execute(
-            f"SELECT id, {quoted} FROM tournaments_match WHERE tournament_id = %s ORDER BY id", [tournament_id]
+            f"SELECT id, {quoted} FROM matches_match WHERE tournament_id = %s ORDER BY id", [tournament_id]
         ).fetchall()
         seats_quoted = ", ".join(f'"{c}"' for c in seat_cols)
         seats = conn.execute(
-            f"SELECT s.match_id, {', '.join(f's.{c}' for c in seat_cols)} FROM tournaments_matchseat s "
-            "JOIN tournaments_match m ON m.id = s.match_id WHERE m.tournament_id = %s ORDER BY s.id",
+            f"SELECT s.match_id, {', '.join(f's.{c}' for c in seat_cols)} FROM matches_matchseat s "
+            "JOIN matches_match m ON m.id = s.match_id WHERE m.tournament_id = %s ORDER BY s.id",
             [tournament_id],
         ).fetchall()
-        start = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM tournaments_match").fetchone()[0]
+        start = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM matches_match").fetchone()[0]
         new_id = {old[0]: start + i for i, old in enumerate(matches)}
         # Rows as Python holds them before the insert, like the service's objects (JSON as dicts and lists).
         match_rows = [(new_id[row[0]], None, *map(_json, row[1:])) for row in matches]
         seat_rows = [(new_id[row[0]], *map(_json, row[1:])) for row in seats]
         t0 = time.perf_counter()
         with conn.transaction(force_rollback=True):
-            with conn.cursor().copy(f"COPY tournaments_match (id, tournament_id, {quoted}) FROM STDIN") as copy:
+            with conn.cursor().copy(f"COPY matches_match (id, tournament_id, {quoted}) FROM STDIN") as copy:
                 for row in match_rows:
                     copy.write_row(row)
-            with conn.cursor().copy(f"COPY tournaments_matchseat (match_id, {seats_quoted}) FROM STDIN") as copy:
+            with conn.cursor().copy(f"COPY matches_matchseat (match_id, {seats_quoted}) FROM STDIN") as copy:
                 for row in seat_rows:
                     copy.write_row(row)
             elapsed = time.perf_counter() - t0
@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
             for run in range(max(args.repeat, 1)):
                 create_s, start_s, matches = _schedule_once(owner, bot_ids, profile if run == 0 else None)
                 best_create, best_start = min(best_create, create_s), min(best_start, start_s)
-            from tournaments.models import Tournament
+            from tournaments.competitions.models import Tournament
 
             last = Tournament.objects.order_by("-id").first()
             copy_s, rows = _copy_baseline(database, last.id)

@@ -32,7 +32,7 @@ if os.environ.get("ARBITER_LOG_FORMAT", "").strip().lower() == "json":
     logconfig_dict = {
         "version": 1,
         "disable_existing_loggers": False,
-        "formatters": {"json": {"()": "tournaments.jsonlog.JsonFormatter"}},
+        "formatters": {"json": {"()": "tournaments.ops.logs.JsonFormatter"}},
         "handlers": {"stdout": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stdout"}},
         # gunicorn merges this over its defaults key by key: a root without its "console" handler is needed.
         "root": {"handlers": ["stdout"], "level": "INFO"},

@@ -34,7 +34,7 @@ def _local() -> int:
     import django
 
     django.setup()
-    from tournaments.health import health_report
+    from tournaments.ops.health import health_report
 
     ok, body = health_report()
     print(json.dumps(body))

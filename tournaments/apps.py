@@ -1,24 +1,18 @@
-"""App config: keeps the Game table in step with the engine registry."""
+"""The project package as an app: it keeps the migrations written before the domain split."""
 
 from __future__ import annotations
 
 from django.apps import AppConfig
-from django.db.models.signals import post_migrate
 
 
-def _sync_games(sender: AppConfig, **kwargs: object) -> None:
-    from tournaments.services.games import game_sync
+class ProjectConfig(AppConfig):
+    """Holds ``tournaments/migrations``: the history up to the split into domain apps, and the split itself.
 
-    game_sync(using=kwargs.get("using", "default"))
+    It has no models of its own any more; its last migration hands every
+    table to the domain app that now owns it (``tournaments.<domain>``).
+    """
 
-
-class TournamentsConfig(AppConfig):
     name = "tournaments"
+    label = "tournaments"
     verbose_name = "Arbiter"
     default_auto_field = "django.db.models.BigAutoField"
-
-    def ready(self) -> None:
-        # Every migrate (tests included) registers new engines; the demo
-        # command and the worker call game_sync as well, so a game added
-        # without a migration still shows up.
-        post_migrate.connect(_sync_games, sender=self)

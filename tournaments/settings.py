@@ -49,7 +49,18 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    # Arbiter: the project (it keeps the migrations from before the domain split), then one app per domain.
     "tournaments",
+    "tournaments.games",
+    "tournaments.accounts",
+    "tournaments.bots",
+    "tournaments.matches",
+    "tournaments.ratings",
+    "tournaments.competitions",
+    "tournaments.web",
 ]
 
 MIDDLEWARE = [
@@ -231,7 +242,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and ARBITER
 
 # -- public API: schema and docs, filters, throttles, challenges -------------------
 # (drf-spectacular serves Swagger UI and Redoc from the sidecar package: no CDN.)
-INSTALLED_APPS += ["django_filters", "drf_spectacular", "drf_spectacular_sidecar"]
 REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"] = "tournaments.api.schema.ApiAutoSchema"
 REST_FRAMEWORK["DEFAULT_FILTER_BACKENDS"] = ["django_filters.rest_framework.DjangoFilterBackend"]
 # Per-user rates ("number/second|minute|hour|day") of the throttled scopes; see tournaments.api.throttles.
@@ -256,9 +266,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {
-        "MatchStatusEnum": "tournaments.models.Match.Status",
-        "TournamentStatusEnum": "tournaments.models.Tournament.Status",
-        "VersionTestStatusEnum": "tournaments.models_version_tests.VersionTest.Status",  # version tests
+        "MatchStatusEnum": "tournaments.matches.models.Match.Status",
+        "TournamentStatusEnum": "tournaments.competitions.models.Tournament.Status",
+        "VersionTestStatusEnum": "tournaments.competitions.models.VersionTest.Status",  # version tests
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
@@ -314,7 +324,7 @@ if _env_bool("ARBITER_BEHIND_PROXY", False):
 
 # ARBITER_LOG_FORMAT=json: one JSON object per line from Django, Celery and our loggers alike.
 if os.environ.get("ARBITER_LOG_FORMAT", "").strip().lower() == "json":
-    LOGGING["formatters"] = {"json": {"()": "tournaments.jsonlog.JsonFormatter"}}
+    LOGGING["formatters"] = {"json": {"()": "tournaments.ops.logs.JsonFormatter"}}
     LOGGING["handlers"]["console"]["formatter"] = "json"
     LOGGING["root"] = {"handlers": ["console"], "level": os.environ.get("ARBITER_LOG_LEVEL", "INFO")}
     for _name in ("tournaments", "workers"):
@@ -332,3 +342,4 @@ ARBITER_LEADERBOARD_CACHE_S = float(os.environ.get("ARBITER_LEADERBOARD_CACHE_S"
 # the embedded default, builds it without the extra column and Django warns on every
 # command.  The index still works there, just without the covered column.
 SILENCED_SYSTEM_CHECKS = ["models.W040"]
+ARBITER_PERFORMANCE_DEBOUNCE_S = float(os.environ.get("ARBITER_PERFORMANCE_DEBOUNCE_S", "30"))

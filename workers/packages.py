@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import gzip
+import hashlib
 import io
 import json
 import os
@@ -22,6 +23,7 @@ import tarfile
 import tempfile
 import zipfile
 import zlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -355,3 +357,43 @@ def program_from_directory(path: Path) -> BotProgram:
             entries.append(_Entry("main.py", False))
         return BotProgram(directory=path, command=_command(entries))
     raise PackageError(f"{path}: not a directory")
+
+
+class PackageUnavailableError(Exception):
+    """A bot's package is missing or cannot be unpacked: the match cannot be played."""
+
+
+class PackageCache:
+    """Unpacked packages on a worker's disk, one directory per package checksum.
+
+    ``program`` returns the unpacked bot, unpacking it first if needed from the
+    bytes ``fetch`` returns (called only on a miss).  Worker processes share
+    the directory: an unpack is staged and renamed into place, so two workers
+    unpacking the same package at once both end up with the one copy.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    def program(self, *, checksum: str, command: Sequence[str], fetch: Callable[[], tuple[bytes, str]]) -> BotProgram:
+        """The unpacked bot for ``checksum``; ``fetch`` gives (package bytes, filename) on a miss.
+
+        Raises PackageUnavailableError when the bytes do not match the checksum
+        or the package is invalid; OSError for a problem of this machine.
+        """
+        dest = self.root / checksum
+        if dest.is_dir() and command:
+            return BotProgram(directory=dest, command=tuple(command))
+        data, filename = fetch()
+        if hashlib.sha256(data).hexdigest() != checksum:
+            raise PackageUnavailableError(f"package {filename!r} does not match its checksum")
+        self.root.mkdir(parents=True, exist_ok=True)
+        try:
+            return unpack_package(data, filename, dest)
+        except PackageError as exc:
+            raise PackageUnavailableError(f"package {filename!r} is invalid: {exc}") from exc
+        except FileExistsError:
+            # Another worker process unpacked the same package at the same moment: use its copy.
+            if dest.is_dir() and command:
+                return BotProgram(directory=dest, command=tuple(command))
+            raise

@@ -21,8 +21,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import engines
+from workers.match import Clock, MatchRecord, MatchSpec, SeatStatus
 from workers.packages import PackageError, program_from_directory, unpack_package
-from workers.referee import BotProgram, Clock, InfrastructureError, MatchRecord, play_match
+from workers.referee import BotProgram, InfrastructureError, play_match
 from workers.sandbox import SandboxLimits
 
 
@@ -146,16 +147,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         for i in range(args.games):
             order = seat_order(i, seats)
             try:
-                record = play_match(
+                spec = MatchSpec(
+                    match_id=f"local-{args.seed + i}",
                     engine_id=args.game,
                     options=options,
                     seed=args.seed + i,
                     seats=seats,
-                    bots=[programs[b] for b in order],
                     clock=clock,
-                    limits=limits,
-                    match_id=f"local-{args.seed + i}",
                 )
+                record = play_match(spec, [programs[b] for b in order], limits=limits)
             except InfrastructureError as exc:
                 sys.stderr.write("\n")
                 print(f"error: {exc}", file=sys.stderr)
@@ -173,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"game {i + 1} seed {args.seed + i} [{seating}] ranks {record.ranks}: ", end="")
                 print(f"{outcome} ({record.reason})", flush=True)
             for seat, rec in enumerate(record.seat_records):
-                if rec.status != "ok":
+                if rec.status is not SeatStatus.OK:
                     key = f"{names[order[seat]]} {rec.status}"
                     statuses[key] = statuses.get(key, 0) + 1
                     if not args.json:

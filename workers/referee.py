@@ -19,10 +19,11 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import engines
+from workers.match import Clock, MatchRecord, MatchSpec, MoveRecord, SeatRecord, SeatStatus, Termination
 from workers.sandbox import (
     BotProcess,
     BotProgram,
@@ -38,10 +39,13 @@ __all__ = [
     "Clock",
     "InfrastructureError",
     "MatchRecord",
+    "MatchSpec",
     "MoveRecord",
     "SandboxLimits",
     "SandboxUnavailableError",
     "SeatRecord",
+    "SeatStatus",
+    "Termination",
     "play_match",
 ]
 
@@ -51,89 +55,14 @@ PROTOCOL_VERSION = 1
 MAX_LINE = 64 * 1024  # longest answer line (protocol)
 STDERR_KEPT = 64 * 1024  # first bytes of stderr kept per bot
 END_GRACE_S = 0.25  # after `end`: time for bots to exit by themselves before the kill
-STATUSES = (
-    "ok",
-    "timeout",
-    "illegal_move",
-    "protocol_error",
-    "output_limit",
-    "crash",
-    "memory_limit",
-    "startup_timeout",
-)
 _SAMPLE_EVERY_S = 0.1
 NICE_OFF_MOVE = 19
-
-
-@dataclass(frozen=True)
-class Clock:
-    """Time limits of a match, in milliseconds (see the protocol's Time section)."""
-
-    move_ms: int = 1000
-    game_ms: int = 60_000
-    startup_ms: int = 10_000
-
-
-@dataclass
-class SeatRecord:
-    """How one seat's bot fared: its status, its stderr (first 64 KiB) and what it used."""
-
-    seat: int
-    status: str = "ok"
-    stderr: str = ""
-    cpu_ms: int | None = None
-    peak_rss_kb: int | None = None
-    name: str | None = None
-    version: str | None = None
-    detail: str = ""  # a human explanation of a non-ok status
-
-
-@dataclass
-class MoveRecord:
-    """One move as played: who, what, and how long the answer took."""
-
-    seat: int
-    move: str
-    ms: int
-
-
-@dataclass
-class MatchRecord:
-    """Everything the service stores about a finished match."""
-
-    engine_id: str
-    engine_version: str
-    seats: int
-    options: dict[str, Any]
-    seed: int
-    ranks: list[int]
-    scores: list[Any] | None
-    reason: str
-    seat_records: list[SeatRecord]
-    moves: list[MoveRecord]
-    match_id: str = ""
-    sandboxed: bool = True
-
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict of the whole record."""
-        return asdict(self)
-
-    def replay(self) -> engines.Replay:
-        """The moves as an engine replay (forfeited matches stop at the last legal move)."""
-        return engines.Replay(
-            engine_id=self.engine_id,
-            engine_version=self.engine_version,
-            seats=self.seats,
-            options=dict(self.options),
-            seed=self.seed,
-            moves=[m.move for m in self.moves],
-        )
 
 
 class _Fault(Exception):
     """A seat broke the rules; carries the protocol status."""
 
-    def __init__(self, seat: int, status: str, detail: str) -> None:
+    def __init__(self, seat: int, status: SeatStatus, detail: str) -> None:
         super().__init__(f"seat {seat}: {status}: {detail}")
         self.seat, self.status, self.detail = seat, status, detail
 
@@ -154,7 +83,7 @@ class _Conn:
     in_closed: bool = False
     expecting: bool = True
     ended: bool = False
-    fault: tuple[str, str] | None = None
+    fault: tuple[SeatStatus, str] | None = None
     last_sample: float = 0.0
     nice: int = 0
 
@@ -173,6 +102,7 @@ class _Referee:
         self.output_limit = output_limit
         self.cpu_limit_s = cpu_limit_s
         self.memory_mb = memory_mb
+        self.ready_info: dict[int, tuple[str | None, str | None]] = {}
         self.poller = select.poll()
         self.by_fd: dict[int, tuple[_Conn, str]] = {}
         for c in conns:
@@ -205,7 +135,7 @@ class _Referee:
             c.wbuf.clear()
             self._close_input(c)
             if not c.ended:
-                self._note_fault(c, "crash", "stopped reading its input")
+                self._note_fault(c, SeatStatus.CRASH, "stopped reading its input")
             return
 
     def _close_input(self, c: _Conn) -> None:
@@ -232,7 +162,7 @@ class _Referee:
             if kind == "out":
                 c.out_eof = True
                 if not c.ended:
-                    self._note_fault(c, "crash", "closed its output")
+                    self._note_fault(c, SeatStatus.CRASH, "closed its output")
             else:
                 c.err_eof = True
             return
@@ -252,17 +182,17 @@ class _Referee:
             line = bytes(c.rbuf[:i])
             del c.rbuf[: i + 1]
             if len(line) > MAX_LINE:
-                self._note_fault(c, "output_limit", f"an answer line of {len(line)} bytes (limit {MAX_LINE})")
+                self._note_fault(c, SeatStatus.OUTPUT_LIMIT, f"an answer line of {len(line)} bytes (limit {MAX_LINE})")
                 return
             c.lines.append(line)
         if len(c.rbuf) > MAX_LINE:
-            self._note_fault(c, "output_limit", f"more than {MAX_LINE} bytes without a newline")
+            self._note_fault(c, SeatStatus.OUTPUT_LIMIT, f"more than {MAX_LINE} bytes without a newline")
         elif c.out_total > self.output_limit:
-            self._note_fault(c, "output_limit", f"more than {self.output_limit} bytes of output in the match")
+            self._note_fault(c, SeatStatus.OUTPUT_LIMIT, f"more than {self.output_limit} bytes of output in the match")
         elif c.lines and not c.expecting:
-            self._note_fault(c, "protocol_error", "wrote a line when no answer was expected")
+            self._note_fault(c, SeatStatus.PROTOCOL_ERROR, "wrote a line when no answer was expected")
 
-    def _note_fault(self, c: _Conn, status: str, detail: str) -> None:
+    def _note_fault(self, c: _Conn, status: SeatStatus, detail: str) -> None:
         if c.fault is None:
             c.fault = (status, detail)
 
@@ -284,7 +214,9 @@ class _Referee:
                     c.last_sample = now
                     c.proc.sample()
                     if not c.ended and c.proc.over_memory():
-                        self._note_fault(c, "memory_limit", f"its processes held more than {self.memory_mb} MiB")
+                        self._note_fault(
+                            c, SeatStatus.MEMORY_LIMIT, f"its processes held more than {self.memory_mb} MiB"
+                        )
                         c.proc.kill()
             timeout_ms = max(0, min(int((deadline - now) * 1000) + 1, int(tick * 1000)))
             for fd, _events in self.poller.poll(timeout_ms):
@@ -301,24 +233,24 @@ class _Referee:
 
     # -- faults -------------------------------------------------------------
 
-    def classify(self, c: _Conn) -> tuple[str, str]:
+    def classify(self, c: _Conn) -> tuple[SeatStatus, str]:
         """Turn a pending fault into its final status: a crash may really be memory or CPU."""
         assert c.fault is not None
         status, detail = c.fault
-        if status != "crash":
+        if status != SeatStatus.CRASH:
             return status, detail
         # Give the bot a moment to finish dying so its exit status is known.
         code = c.proc.wait(0.3)
         c.proc.sample()
         limit = c.proc.limit_hit(bytes(c.stderr), self.cpu_limit_s)
-        if limit == "memory_limit":
+        if limit is SeatStatus.MEMORY_LIMIT:
             return limit, f"exceeded the memory limit of {self.memory_mb} MiB"
-        if limit == "timeout":
+        if limit is SeatStatus.TIMEOUT:
             return limit, f"used up its CPU time limit of {self.cpu_limit_s} s"
         if code is None:
-            return "crash", detail  # still running: it closed its output or input
+            return SeatStatus.CRASH, detail  # still running: it closed its output or input
         sig = c.proc.exit_signal()
-        return "crash", f"was killed by signal {sig}" if sig else f"exited with status {code}"
+        return SeatStatus.CRASH, f"was killed by signal {sig}" if sig else f"exited with status {code}"
 
     # -- the protocol ---------------------------------------------------------
 
@@ -327,7 +259,7 @@ class _Referee:
             line = c.lines.popleft()
             c.expecting = False
             if c.lines:
-                raise _Fault(c.seat, "protocol_error", "sent more than one answer")
+                raise _Fault(c.seat, SeatStatus.PROTOCOL_ERROR, "sent more than one answer")
             return line
         return None
 
@@ -344,16 +276,14 @@ class _Referee:
                 if c.fault is not None:
                     raise _Fault(c.seat, *self.classify(c))
                 if line is None:
-                    raise _Fault(c.seat, "startup_timeout", f"no ready within {self.clock.startup_ms} ms")
+                    raise _Fault(c.seat, SeatStatus.STARTUP_TIMEOUT, f"no ready within {self.clock.startup_ms} ms")
                 ready = _parse(line)
                 if ready is None or ready.get("type") != "ready":
-                    raise _Fault(c.seat, "protocol_error", 'the answer to start was not {"type": "ready"}')
+                    raise _Fault(c.seat, SeatStatus.PROTOCOL_ERROR, 'the answer to start was not {"type": "ready"}')
                 self.ready_info[c.seat] = (_short(ready.get("name")), _short(ready.get("version")))
             except _Fault as fault:
                 faults.append(fault)
         return faults
-
-    ready_info: dict[int, tuple[str | None, str | None]]
 
     def ask(self, c: _Conn, message: dict[str, Any], budget_ms: int) -> tuple[str, int]:
         """Send a turn and return the answer's move and its time; raises _Fault."""
@@ -368,7 +298,7 @@ class _Referee:
         # Output that arrived unasked since the last answer must not pass for this turn's answer.
         self._read(c, "out")
         if c.lines or c.fault:
-            self._note_fault(c, "protocol_error", "wrote a line when no answer was expected")
+            self._note_fault(c, SeatStatus.PROTOCOL_ERROR, "wrote a line when no answer was expected")
             raise _Fault(c.seat, *self.classify(c))
         started = time.monotonic()
         c.expecting = True
@@ -381,11 +311,11 @@ class _Referee:
         line = self.take_answer(c)
         if line is None or elapsed_ms > budget_ms:
             self._crash_behind_timeout(c)
-            raise _Fault(c.seat, "timeout", f"no answer within {budget_ms} ms")
+            raise _Fault(c.seat, SeatStatus.TIMEOUT, f"no answer within {budget_ms} ms")
         answer = _parse(line)
         move = answer.get("move") if answer is not None else None
         if not isinstance(move, str):
-            raise _Fault(c.seat, "protocol_error", 'the answer was not one JSON object with a string "move"')
+            raise _Fault(c.seat, SeatStatus.PROTOCOL_ERROR, 'the answer was not one JSON object with a string "move"')
         return move, elapsed_ms
 
     def _crash_behind_timeout(self, c: _Conn) -> None:
@@ -397,9 +327,9 @@ class _Referee:
         """
         self.pump(time.monotonic() + 0.02, lambda: c.out_eof, stop_on_fault=False)
         if c.fault is None and c.proc.poll() is not None:
-            self._note_fault(c, "crash", "exited")
+            self._note_fault(c, SeatStatus.CRASH, "exited")
         if c.fault is None and c.proc.sandboxed and not c.proc.holds_pipe(c.out_fd):
-            self._note_fault(c, "crash", "closed its output")
+            self._note_fault(c, SeatStatus.CRASH, "closed its output")
         if c.fault is not None:
             raise _Fault(c.seat, *self.classify(c))
 
@@ -457,37 +387,92 @@ def forfeit_ranks(teams: list[list[int]], seats: int, failed: set[int]) -> list[
     return ranks
 
 
-def play_match(
-    *,
-    engine_id: str,
-    options: dict[str, Any],
-    seed: int,
-    seats: int,
-    bots: Sequence[BotProgram],
-    clock: Clock = Clock(),
-    limits: SandboxLimits | None = None,
-    match_id: str = "",
-) -> MatchRecord:
+def _start_messages(spec: MatchSpec, options: dict[str, Any], teams: list[list[int]]) -> list[dict[str, Any]]:
+    """The protocol's ``start`` message for every seat."""
+    return [
+        {
+            "type": "start",
+            "protocol": PROTOCOL_VERSION,
+            "match": spec.match_id,
+            "game": spec.engine_id,
+            "options": options,
+            "seat": seat,
+            "seats": spec.seats,
+            "teams": teams,
+            "clock": spec.clock.to_json(),
+        }
+        for seat in range(spec.seats)
+    ]
+
+
+def _play_turns(ref: _Referee, state: engines.State, clock: Clock, moves: list[MoveRecord]) -> None:
+    """Ask whoever is on move until the game ends; raises _Fault at the first fault."""
+    game_left = [clock.game_ms] * len(ref.conns)
+    while not state.is_terminal():
+        seat = state.to_move()
+        assert seat is not None
+        legal = state.legal_moves()
+        budget = min(clock.move_ms, max(game_left[seat], 0))
+        turn = {
+            "type": "turn",
+            "ply": state.ply,
+            "observation": state.observation(seat),
+            "legal_moves": legal,
+            "clock": {"move_ms": clock.move_ms, "game_left_ms": game_left[seat]},
+        }
+        move, ms = ref.ask(ref.conns[seat], turn, budget)
+        game_left[seat] -= ms
+        # Checked here too, so that no bot text ever reaches an engine that is not legal.
+        if move not in legal:
+            raise _Fault(seat, SeatStatus.ILLEGAL_MOVE, f"{move[:80]!r} is not a legal move")
+        try:
+            state.apply(move)
+        except engines.IllegalMoveError:
+            raise _Fault(seat, SeatStatus.ILLEGAL_MOVE, f"{move[:80]!r} is not a legal move") from None
+        moves.append(MoveRecord(seat=seat, move=move, ms=ms))
+
+
+@dataclass
+class _Outcome:
+    ranks: list[int]
+    scores: list[Any] | None
+    termination: Termination
+    reason: str
+
+
+def _outcome(state: engines.State, faults: list[_Fault], teams: list[list[int]], seats: int) -> _Outcome:
+    """Ranks, scores and reason: the engine's result, or the forfeit of the faulty seats."""
+    if faults:
+        ranks = forfeit_ranks(teams, seats, {f.seat for f in faults})
+        reason = "; ".join(f"seat {f.seat} forfeited ({f.status}: {f.detail})" for f in faults)
+        return _Outcome(ranks, None, Termination.FORFEIT, reason)
+    result = state.result()
+    assert result is not None
+    scores = list(result.scores) if result.scores is not None else None
+    return _Outcome(list(result.ranks), scores, Termination.RULES, result.reason)
+
+
+def play_match(spec: MatchSpec, bots: Sequence[BotProgram], *, limits: SandboxLimits | None = None) -> MatchRecord:
     """Play one match and return its record.
 
     Bot faults are forfeits recorded in the result; problems of the service itself
     (no sandbox, no free slot, a copy that cannot be made) raise InfrastructureError.
     Invalid options, seat counts or bot counts raise ValueError before anything starts.
     """
-    engine = engines.get_engine(engine_id)
-    full_options = engine.validate_options(options, seats)
-    if len(bots) != seats:
-        raise ValueError(f"{seats} seats need {seats} bots, got {len(bots)}")
-    teams = engine.teams(seats, full_options)
-    state = engine.new_state(full_options, seed=seed, seats=seats)
+    engine = engines.get_engine(spec.engine_id)
+    options = engine.validate_options(spec.options, spec.seats)
+    if len(bots) != spec.seats:
+        raise ValueError(f"{spec.seats} seats need {spec.seats} bots, got {len(bots)}")
+    teams = engine.teams(spec.seats, options)
+    state = engine.new_state(options, seed=spec.seed, seats=spec.seats)
     limits = limits or SandboxLimits.from_env()
-    match_id = match_id or uuid.uuid4().hex
-    cpu_limit = limits.cpu_limit(clock.startup_ms, clock.game_ms)
+    match_id = spec.match_id or uuid.uuid4().hex
+    cpu_limit = limits.cpu_limit(spec.clock.startup_ms, spec.clock.game_ms)
     become_subreaper()
 
     procs: list[BotProcess] = []
     moves: list[MoveRecord] = []
-    records = [SeatRecord(seat=s) for s in range(seats)]
+    records = [SeatRecord(seat=s) for s in range(spec.seats)]
     ref: _Referee | None = None
     try:
         for bot in bots:
@@ -496,68 +481,21 @@ def play_match(
         if not sandboxed:
             log.warning("match %s runs its bots WITHOUT a sandbox (ARBITER_ALLOW_UNSANDBOXED)", match_id)
         conns = [_Conn(seat=s, proc=p) for s, p in enumerate(procs)]
-        ref = _Referee(conns, clock, limits.output_kb * 1024, cpu_limit, limits.memory_mb)
-        ref.ready_info = {}
-        clock_json = {"move_ms": clock.move_ms, "game_ms": clock.game_ms, "startup_ms": clock.startup_ms}
-        starts = [
-            {
-                "type": "start",
-                "protocol": PROTOCOL_VERSION,
-                "match": match_id,
-                "game": engine_id,
-                "options": full_options,
-                "seat": s,
-                "seats": seats,
-                "teams": teams,
-                "clock": clock_json,
-            }
-            for s in range(seats)
-        ]
-        faults = ref.startup(starts)
+        ref = _Referee(conns, spec.clock, limits.output_kb * 1024, cpu_limit, limits.memory_mb)
+        faults = ref.startup(_start_messages(spec, options, teams))
         for s, (name, version) in ref.ready_info.items():
             records[s].name, records[s].version = name, version
-        game_left = [clock.game_ms] * seats
         if not faults:
             try:
-                while not state.is_terminal():
-                    seat = state.to_move()
-                    assert seat is not None
-                    legal = state.legal_moves()
-                    budget = min(clock.move_ms, max(game_left[seat], 0))
-                    turn = {
-                        "type": "turn",
-                        "ply": state.ply,
-                        "observation": state.observation(seat),
-                        "legal_moves": legal,
-                        "clock": {"move_ms": clock.move_ms, "game_left_ms": game_left[seat]},
-                    }
-                    move, ms = ref.ask(conns[seat], turn, budget)
-                    game_left[seat] -= ms
-                    # Checked here too, so that no bot text ever reaches an engine that is not legal.
-                    if move not in legal:
-                        raise _Fault(seat, "illegal_move", f"{move[:80]!r} is not a legal move")
-                    try:
-                        state.apply(move)
-                    except engines.IllegalMoveError:
-                        raise _Fault(seat, "illegal_move", f"{move[:80]!r} is not a legal move") from None
-                    moves.append(MoveRecord(seat=seat, move=move, ms=ms))
+                _play_turns(ref, state, spec.clock, moves)
             except _Fault as fault:
                 faults = [fault]
-        if faults:
-            failed = {f.seat for f in faults}
-            for f in faults:
-                records[f.seat].status, records[f.seat].detail = f.status, f.detail
-            ranks = forfeit_ranks(teams, seats, failed)
-            scores = None
-            reason = "; ".join(f"seat {f.seat} forfeited ({f.status}: {f.detail})" for f in faults)
-        else:
-            result = state.result()
-            assert result is not None
-            ranks, reason = list(result.ranks), result.reason
-            scores = list(result.scores) if result.scores is not None else None
-        end: dict[str, Any] = {"type": "end", "result": {"ranks": ranks}, "reason": reason}
-        if scores is not None:
-            end["result"]["scores"] = scores
+        for f in faults:
+            records[f.seat].status, records[f.seat].detail = f.status, f.detail
+        outcome = _outcome(state, faults, teams, spec.seats)
+        end: dict[str, Any] = {"type": "end", "result": {"ranks": outcome.ranks}, "reason": outcome.reason}
+        if outcome.scores is not None:
+            end["result"]["scores"] = outcome.scores
         ref.finish(end)
     finally:
         for p in procs:
@@ -571,14 +509,15 @@ def play_match(
         rec.cpu_ms = c.proc.usage.cpu_ms
         rec.peak_rss_kb = c.proc.usage.peak_rss_kb
     return MatchRecord(
-        engine_id=engine_id,
+        engine_id=spec.engine_id,
         engine_version=engine.version,
-        seats=seats,
-        options=full_options,
-        seed=seed,
-        ranks=ranks,
-        scores=scores,
-        reason=reason,
+        seats=spec.seats,
+        options=options,
+        seed=spec.seed,
+        ranks=outcome.ranks,
+        scores=outcome.scores,
+        termination=outcome.termination,
+        reason=outcome.reason,
         seat_records=records,
         moves=moves,
         match_id=match_id,

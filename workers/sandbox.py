@@ -34,6 +34,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from workers import seccomp
+from workers.match import SeatStatus
 from workers.slots import (
     NoFreeSlotError,
     Slot,
@@ -238,8 +239,8 @@ class BotProcess:
             return -code
         return code - 128 if self.sandboxed and code > 128 else None
 
-    def limit_hit(self, stderr: bytes, cpu_limit_s: int) -> str | None:
-        """``memory_limit`` or ``timeout`` when a dead bot's end looks like one of its limits, else None.
+    def limit_hit(self, stderr: bytes, cpu_limit_s: int) -> SeatStatus | None:
+        """``MEMORY_LIMIT`` or ``TIMEOUT`` when a dead bot's end looks like one of its limits, else None.
 
         Memory: stderr names an out-of-memory error, or a kill/segfault/abort/bus error came after
         some process had reserved 90% of the address-space limit.  CPU: SIGXCPU or SIGKILL once
@@ -251,9 +252,9 @@ class BotProcess:
         if any(word in err for word in _MEMORY_WORDS) or (
             sig in (signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS) and near_memory
         ):
-            return "memory_limit"
+            return SeatStatus.MEMORY_LIMIT
         if sig in (signal.SIGXCPU, signal.SIGKILL) and (self.usage.cpu_ms or 0) >= cpu_limit_s * 1000 - 200:
-            return "timeout"
+            return SeatStatus.TIMEOUT
         return None
 
     def poll(self) -> int | None:

@@ -22,8 +22,8 @@ from django.core.management import call_command
 call_command("migrate", interactive=False, verbosity=0)
 from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
-from tournaments.services.games import game_sync
-from tournaments.services.bots import bot_create
+from tournaments.games.services import game_sync
+from tournaments.bots.services import bot_create
 game_sync()
 users = get_user_model().objects
 user = users.create_user(username="tester", password="tester-pw")

@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 from tests.api.conftest import assert_error, client_for
 from tests.service.conftest import RANDOM_BOT
 from tournaments.api.errors import exception_handler, server_error
-from tournaments.models import Match
+from tournaments.matches.models import Match
 
 
 def test_token_create_and_revoke(user: Any) -> None:

@@ -12,8 +12,9 @@ from django.test import override_settings
 
 from tests.api.conftest import assert_error, client_for
 from tests.service.conftest import ranks_by_version
-from tournaments.models import Match, Rating
-from tournaments.models_challenges import Challenge
+from tournaments.competitions.models import Challenge
+from tournaments.matches.models import Match
+from tournaments.ratings.models import Rating
 
 
 def test_a_series_with_seats_swapped(user: Any, other: Any, make_bot: Any, play: Any) -> None:
@@ -120,7 +121,7 @@ def test_request_rate_is_per_user(user: Any, other: Any, make_bot: Any) -> None:
 )
 def test_a_challenge_game_is_played_by_the_worker_task(user: Any, other: Any, make_bot: Any) -> None:
     """The real task plays a challenge's game in the sandbox; it is recorded and moves no rating."""
-    from workers import tasks
+    from tournaments.matches import tasks
 
     mine = make_bot(name="mine")
     theirs = make_bot(owner=other, name="theirs")
@@ -149,10 +150,10 @@ def test_admin_shows_challenges_retirements_and_tokens(user: Any, other: Any, ma
     get_user_model().objects.create_superuser(username="boss", password="boss-pw")
     browser = Client()
     assert browser.login(username="boss", password="boss-pw")
-    page = browser.get(f"/admin/tournaments/challenge/{made.json()['id']}/change/")
+    page = browser.get(f"/admin/competitions/challenge/{made.json()['id']}/change/")
     assert page.status_code == 200 and b"theirs" in page.content
-    assert browser.get("/admin/tournaments/challenge/").status_code == 200
-    assert b"mine v1" in browser.get("/admin/tournaments/botversionretirement/").content
+    assert browser.get("/admin/competitions/challenge/").status_code == 200
+    assert b"mine v1" in browser.get("/admin/bots/botversionretirement/").content
     # Staff create a user's token in the admin (and delete it there to revoke it).
     added = browser.post("/admin/authtoken/tokenproxy/add/", {"user": other.id})
     assert added.status_code == 302 and Token.objects.filter(user=other).exists()

@@ -18,10 +18,10 @@ from rest_framework.test import APIClient
 
 from tests.api.conftest import assert_error
 from tests.service.conftest import RANDOM_BOT
-from tournaments.models import Match
-from tournaments.services.bots import bot_create, bot_version_create
-from tournaments.services.challenges import challenge_create
-from tournaments.services.tournaments import tournament_create, tournament_start
+from tournaments.bots.services import bot_create, bot_version_create
+from tournaments.competitions.services.challenges import challenge_create
+from tournaments.competitions.services.tournaments import tournament_create, tournament_start
+from tournaments.matches.models import Match
 
 ACTORS = ("anonymous", "other", "owner", "staff")
 METHODS = ("get", "post", "put", "patch", "delete")
@@ -80,15 +80,15 @@ def _world() -> World:
     challenge = challenge_create(challenger=owner, bot_id=bot.id, opponent_id=rival.id, games=2)
     world = World(owner, other, staff, bot, rival, draft, Match.objects.filter(tournament=played).get(), challenge)
     # -- recurring round robins --
-    from tournaments.models import TournamentSchedule
-    from tournaments.services.schedules import schedule_save
+    from tournaments.competitions.models import TournamentSchedule
+    from tournaments.competitions.services.schedules import schedule_save
 
     world.schedule = schedule_save(
         schedule=TournamentSchedule(name="Nightly", owner=staff, game_id="gamesup", seats=2, at_time=time(3))
     )
     # -- end recurring round robins --
     # -- version tests --
-    from tournaments.services.version_tests import version_test_create
+    from tournaments.competitions.services.version_tests import version_test_create
 
     world.version_test = version_test_create(user=owner, bot_id=bot.id, baseline_number=1)
     # -- end version tests --

@@ -23,7 +23,7 @@ from django.test import override_settings
 
 from tests.api.conftest import assert_error, client_for
 from tests.service.conftest import RANDOM_BOT
-from tournaments.models import Bot, BotVersion
+from tournaments.bots.models import Bot, BotVersion
 
 MARKER = "zz-hostile-upload"
 MAIN = b"import sys\nprint('hi')\n"

@@ -8,7 +8,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from tests.api.conftest import assert_error, client_for
 from tests.service.conftest import RANDOM_BOT, ranks_by_version
-from tournaments.models import BotVersion, Match, Participant
+from tournaments.bots.models import BotVersion
+from tournaments.competitions.models import Participant
+from tournaments.matches.models import Match
 
 
 def _new_version(client: Any, bot_id: int, tail: bytes) -> dict[str, Any]:

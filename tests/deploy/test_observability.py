@@ -16,11 +16,12 @@ import pytest
 from django.test import Client, override_settings
 from prometheus_client.parser import text_string_to_metric_families
 
-from tournaments import health
-from tournaments.jsonlog import JsonFormatter
-from tournaments.models import Match, MatchSeat, RatingChange
-from tournaments.services.games import game_sync
-from tournaments.services.tournaments import tournament_create, tournament_start
+from tournaments.competitions.services.tournaments import tournament_create, tournament_start
+from tournaments.games.services import game_sync
+from tournaments.matches.models import Match, MatchSeat
+from tournaments.ops import health
+from tournaments.ops.logs import JsonFormatter
+from tournaments.ratings.models import RatingChange
 from workers import sandbox
 
 

@@ -299,13 +299,13 @@ class Cluster:
 
     def progress(self, tournament_id: int) -> dict[str, int]:
         rows = self.query(
-            "SELECT status, count(*) FROM tournaments_match WHERE tournament_id = %s GROUP BY status", [tournament_id]
+            "SELECT status, count(*) FROM matches_match WHERE tournament_id = %s GROUP BY status", [tournament_id]
         )
         return dict(rows)
 
     def wait_finished(self, tournament_id: int, timeout: float) -> None:
         def done() -> bool:
-            return self.scalar("SELECT status FROM tournaments_tournament WHERE id = %s", [tournament_id]) != "running"
+            return self.scalar("SELECT status FROM competitions_tournament WHERE id = %s", [tournament_id]) != "running"
 
         try:
             wait_for(done, timeout, f"tournament {tournament_id} to finish", every=0.5)
@@ -315,7 +315,7 @@ class Cluster:
     def running_on(self, tournament_id: int, node: str) -> tuple[int, int, str] | None:
         """A match of the tournament running on Celery node ``node`` (id, attempt, worker), if any."""
         rows = self.query(
-            "SELECT id, attempt, worker FROM tournaments_match WHERE tournament_id = %s AND status = 'running' "
+            "SELECT id, attempt, worker FROM matches_match WHERE tournament_id = %s AND status = 'running' "
             "AND worker LIKE %s ORDER BY id LIMIT 1",
             [tournament_id, f"{node}:%"],
         )
@@ -324,8 +324,8 @@ class Cluster:
     def assert_counted_once(self, tournament_id: int, matches: int) -> dict[int, tuple[str, int, int]]:
         """Every match finished, each with one rating change per bot, and the ratings add up; returns them."""
         rows = self.query(
-            "SELECT m.id, m.status, m.attempt, count(rc.id) FROM tournaments_match m "
-            "LEFT JOIN tournaments_ratingchange rc ON rc.match_id = m.id "
+            "SELECT m.id, m.status, m.attempt, count(rc.id) FROM matches_match m "
+            "LEFT JOIN ratings_ratingchange rc ON rc.match_id = m.id "
             "WHERE m.tournament_id = %s GROUP BY m.id",
             [tournament_id],
         )
@@ -334,11 +334,11 @@ class Cluster:
         assert sorted({status for status, _, _ in by_id.values()}) == ["finished"], self.progress(tournament_id)
         assert {changes for _, _, changes in by_id.values()} == {2}, "a match changed ratings other than once"
         # Nothing else moved the ratings either: the games played add up to two per match.
-        pool = self.scalar("SELECT rating_pool FROM tournaments_tournament WHERE id = %s", [tournament_id])
-        assert self.scalar("SELECT sum(games) FROM tournaments_rating WHERE pool = %s", [pool]) == 2 * matches
+        pool = self.scalar("SELECT rating_pool FROM competitions_tournament WHERE id = %s", [tournament_id])
+        assert self.scalar("SELECT sum(games) FROM ratings_rating WHERE pool = %s", [pool]) == 2 * matches
         assert (
             self.scalar(
-                "SELECT count(*) FROM tournaments_ratingchange rc JOIN tournaments_rating r ON r.id = rc.rating_id "
+                "SELECT count(*) FROM ratings_ratingchange rc JOIN ratings_rating r ON r.id = rc.rating_id "
                 "WHERE r.pool = %s",
                 [pool],
             )
@@ -361,9 +361,9 @@ SUPERVISE = 'while true; do "$@"; echo "supervise: exited with status $?, restar
 SETUP = """
 import json
 from django.contrib.auth import get_user_model
-from tournaments.services.bots import bot_create
-from tournaments.services.games import game_sync
-from tournaments.services.tournaments import tournament_create, tournament_start
+from tournaments.bots.services import bot_create
+from tournaments.games.services import game_sync
+from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 game_sync()
 user = get_user_model().objects.create_user(username="faults", password="x")
 source = json.loads({source!r}).encode()

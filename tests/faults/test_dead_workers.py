@@ -41,7 +41,7 @@ def test_killed_and_stalled_workers_lose_their_matches_to_another(cluster: Clust
         for match_id, _, _ in (killed, stalled):
             wait_for(
                 lambda m=match_id: cluster.query(
-                    "SELECT 1 FROM tournaments_match WHERE id = %s AND status = 'finished' AND attempt >= 2", [m]
+                    "SELECT 1 FROM matches_match WHERE id = %s AND status = 'finished' AND attempt >= 2", [m]
                 ),
                 120,
                 f"match {match_id} to be played again and finish",
@@ -56,12 +56,12 @@ def test_killed_and_stalled_workers_lose_their_matches_to_another(cluster: Clust
     matches = cluster.assert_counted_once(t["id"], 6)
     for match_id, _, _ in (killed, stalled):
         assert matches[match_id][1] == 2, "re-run exactly once"
-        reason = cluster.scalar("SELECT worker FROM tournaments_match WHERE id = %s", [match_id])
+        reason = cluster.scalar("SELECT worker FROM matches_match WHERE id = %s", [match_id])
         assert reason.startswith("survivor@main:")
     assert "lease expired" in cluster.log()
     # An expired lease is never a forfeit: every seat of every match was played out.
     statuses = cluster.query(
-        "SELECT DISTINCT s.status FROM tournaments_matchseat s JOIN tournaments_match m ON m.id = s.match_id "
+        "SELECT DISTINCT s.status FROM matches_matchseat s JOIN matches_match m ON m.id = s.match_id "
         "WHERE m.tournament_id = %s",
         [t["id"]],
     )

@@ -124,12 +124,12 @@ def test_workers_on_two_hosts_one_cut_off(cluster: Cluster, redis_server: RedisS
     assert matches[victim[0]][1] >= 2, "the cut-off host's match was not played again"
     hosts = dict(
         cluster.query(
-            "SELECT split_part(worker, ':', 1), count(*) FROM tournaments_match WHERE tournament_id = %s GROUP BY 1",
+            "SELECT split_part(worker, ':', 1), count(*) FROM matches_match WHERE tournament_id = %s GROUP BY 1",
             [t["id"]],
         )
     )
     assert hosts.get("w1@h1", 0) > 0
-    assert cluster.scalar("SELECT worker FROM tournaments_match WHERE id = %s", [victim[0]]).startswith("w1@h1:")
+    assert cluster.scalar("SELECT worker FROM matches_match WHERE id = %s", [victim[0]]).startswith("w1@h1:")
     assert "lease expired (worker w2@h2" in cluster.log()
     cluster.assert_rebuild_agrees()
 

@@ -25,7 +25,7 @@ def test_four_workers_two_hundred_matches(cluster: Cluster) -> None:
     matches = cluster.assert_counted_once(t["id"], 200)
     assert {attempt for _, attempt, _ in matches.values()} == {1}
     workers = cluster.query(
-        "SELECT split_part(worker, ':', 1), count(*) FROM tournaments_match WHERE tournament_id = %s GROUP BY 1",
+        "SELECT split_part(worker, ':', 1), count(*) FROM matches_match WHERE tournament_id = %s GROUP BY 1",
         [t["id"]],
     )
     assert len(workers) == 4, f"not every worker took part: {workers}"

@@ -20,12 +20,11 @@ COPIES = 3
 
 SEND = """
 import json
-from tournaments.models import Match
-from tournaments.services.queue import match_send
+from tournaments.matches.models import Match
+from tournaments.matches.life import matches_send_queued
 ids = list(Match.objects.filter(tournament_id={tid}).order_by("index").values_list("id", flat=True))
-for match in Match.objects.filter(id__in=ids).order_by("index"):
-    for _ in range({copies}):
-        match_send(match_id=match.id, seats=match.seats, startup_ms=match.startup_ms, game_ms=match.game_ms)
+for _ in range({copies}):
+    matches_send_queued(tournament_id={tid})
 print(json.dumps(ids))
 """
 

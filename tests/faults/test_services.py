@@ -18,13 +18,15 @@ from django.test.utils import override_settings
 from django.utils import timezone
 
 from tests.service.conftest import _games, make_bot, outcome_for, play, user  # noqa: F401 - fixtures
-from tournaments.models import Match, MatchSeat, Rating, RatingChange, Tournament
-from tournaments.services import dispatch
-from tournaments.services.clock import db_clock
-from tournaments.services.leases import matches_expire_leases
-from tournaments.services.matches import match_claim, match_record_result
-from tournaments.services.rebuild import ratings_differences
-from tournaments.services.tournaments import tournament_create, tournament_start
+from tournaments.competitions.models import Tournament
+from tournaments.competitions.services.tournaments import tournament_create, tournament_start
+from tournaments.dbclock import db_clock
+from tournaments.matches import recovery as dispatch
+from tournaments.matches.life import match_claim, match_record_result
+from tournaments.matches.models import Match, MatchSeat
+from tournaments.matches.recovery import matches_expire_leases
+from tournaments.ratings.models import Rating, RatingChange
+from tournaments.ratings.rebuild import ratings_differences
 
 
 @pytest.fixture
@@ -68,9 +70,9 @@ def test_late_result_of_a_lost_lease_is_dropped_and_logged(
     matches_expire_leases(now=_later(31))
     new = match_claim(match_id=match.id, worker="fast@host:2")
     assert (old, new) == (1, 2)
-    assert match_record_result(match_id=match.id, attempt=new, outcome=outcome_for(match, [1, 2])) is True
+    assert match_record_result(match_id=match.id, attempt=new, record=outcome_for(match, [1, 2])) is True
     with caplog.at_level(logging.WARNING, logger="tournaments"):
-        assert match_record_result(match_id=match.id, attempt=old, outcome=outcome_for(match, [2, 1])) is False
+        assert match_record_result(match_id=match.id, attempt=old, record=outcome_for(match, [2, 1])) is False
     assert f"dropping result of match {match.id} attempt 1: it is finished under attempt 2" in caplog.text
     assert RatingChange.objects.filter(match=match).count() == 2
     assert sorted(MatchSeat.objects.filter(match=match).values_list("rank", flat=True)) == [1, 2]
@@ -78,10 +80,10 @@ def test_late_result_of_a_lost_lease_is_dropped_and_logged(
 
 
 def _sent(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    from workers.celery_app import app
+    from tournaments.matches.tasks import run_match
 
     sent: list[int] = []
-    monkeypatch.setattr(app, "send_task", lambda name, args, **kw: sent.append(args[0]))
+    monkeypatch.setattr(run_match, "apply_async", lambda args, **kw: sent.append(args[0]))
     return sent
 
 

@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from tests.pages.browser import chromium
-from tournaments.services.games import game_sync
+from tournaments.games.services import game_sync
 
 
 @pytest.fixture

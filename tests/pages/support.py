@@ -14,10 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from engines import get_engine
-from tournaments.models import Bot, Match, Tournament
-from tournaments.services.bots import bot_create
-from tournaments.services.matches import MatchOutcome, SeatOutcome, match_claim, match_record_result
-from tournaments.services.tournaments import tournament_create, tournament_start
+from tests.recording import record_for
+from tournaments.bots.models import Bot
+from tournaments.bots.services import bot_create
+from tournaments.competitions.models import Tournament
+from tournaments.competitions.services.tournaments import tournament_create, tournament_start
+from tournaments.matches.life import match_claim, match_record_result
+from tournaments.matches.models import Match
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = (ROOT / "bots" / "random_bot.py").read_bytes()
@@ -56,15 +59,17 @@ def play_match(match: Match, *, rng: random.Random, forfeit_seat: int | None = N
     ranks = list(result.ranks)
     if forfeit_seat is not None:
         statuses[forfeit_seat] = "timeout"
-    outcome = MatchOutcome(
-        ranks=ranks,
+    record = record_for(
+        match,
+        ranks,
+        statuses,
         reason=result.reason,
-        scores=list(result.scores) if result.scores is not None else None,
-        seats=[SeatOutcome(status=s, cpu_ms=rng.randint(1, 50)) for s in statuses],
+        scores=result.scores,
         moves=moves,
         engine_version=engine.version,
+        cpu_ms=[rng.randint(1, 50) for _ in statuses],
     )
-    assert match_record_result(match_id=match.id, attempt=attempt, outcome=outcome)
+    assert match_record_result(match_id=match.id, attempt=attempt, record=record)
 
 
 def finished_tournament(

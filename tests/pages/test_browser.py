@@ -17,7 +17,7 @@ from django.test import Client
 from engines import get_engine
 from tests.pages.browser import READ_CELLS, expected_cells, screenshot
 from tests.pages.support import SHORT_GAMES, finished_tournament, make_bot, play_match
-from tournaments.models import Match
+from tournaments.matches.models import Match
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -12,9 +12,9 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from tests.pages.support import SHORT_GAMES, finished_tournament, make_bot, play_match
-from tournaments.models import Match
-from tournaments.services.bots import bot_version_create
-from tournaments.services.tournaments import tournament_create, tournament_start
+from tournaments.bots.services import bot_version_create
+from tournaments.competitions.services.tournaments import tournament_create, tournament_start
+from tournaments.matches.models import Match
 
 pytestmark = pytest.mark.django_db
 

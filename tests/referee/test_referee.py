@@ -11,15 +11,8 @@ import pytest
 import engines
 from tests.referee.support import FAST, random_bot, survivors, write_bot
 from workers import sandbox
-from workers.referee import (
-    BotProgram,
-    Clock,
-    InfrastructureError,
-    MatchRecord,
-    SandboxUnavailableError,
-    forfeit_ranks,
-    play_match,
-)
+from workers.match import Clock, MatchRecord, MatchSpec
+from workers.referee import BotProgram, InfrastructureError, SandboxUnavailableError, forfeit_ranks, play_match
 from workers.sandbox import SandboxLimits
 
 # A bot skeleton: speaks the protocol; ``on_turn`` is filled in per test.
@@ -48,9 +41,10 @@ def scripted(tmp_path: Path, name: str, on_turn: str = FIRST, on_start: str = RE
 def play(limits: SandboxLimits, bots: list[BotProgram], clock: Clock = FAST, **kw: object) -> MatchRecord:
     options = kw.pop("options", {"target": 10})
     seats = kw.pop("seats", len(bots))
-    record = play_match(
-        engine_id="count-test", options=options, seed=3, seats=seats, bots=bots, clock=clock, limits=limits, **kw
-    )
+    spec = MatchSpec(match_id=str(kw.pop("match_id", "")), engine_id="count-test", options=options, seed=3, seats=seats,
+                     clock=clock)  # fmt: skip
+    assert not kw, kw
+    record = play_match(spec, bots, limits=limits)
     assert survivors() == {}
     return record
 
@@ -184,9 +178,9 @@ def test_forfeit_ranks_rule() -> None:
 def test_invalid_arguments(tmp_path: Path, limits: SandboxLimits) -> None:
     bot = random_bot(tmp_path / "r")
     with pytest.raises(engines.InvalidOptionsError):
-        play_match(engine_id="count-test", options={"target": -1}, seed=0, seats=2, bots=[bot, bot], limits=limits)
+        play_match(MatchSpec("", "count-test", {"target": -1}, seed=0, seats=2), [bot, bot], limits=limits)
     with pytest.raises(ValueError, match="need 2 bots"):
-        play_match(engine_id="count-test", options={}, seed=0, seats=2, bots=[bot], limits=limits)
+        play_match(MatchSpec("", "count-test", {}, seed=0, seats=2), [bot], limits=limits)
 
 
 def test_limits_from_env() -> None:

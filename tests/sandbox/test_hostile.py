@@ -21,7 +21,8 @@ from typing import Any
 import pytest
 
 from tests.referee.support import REPO, make_limits, random_bot, survivors
-from workers.referee import BotProgram, Clock, MatchRecord, play_match
+from workers.match import Clock, MatchRecord, MatchSpec
+from workers.referee import BotProgram, play_match
 from workers.sandbox import SandboxLimits
 
 BOTS = Path(__file__).parent / "bots"
@@ -171,15 +172,8 @@ def test_hostile_bot(
     }
     bot = hostile(tmp_path, case.bot, params)
     started = time.monotonic()
-    record = play_match(
-        engine_id="count-test",
-        options=case.options,
-        seed=7,
-        seats=2,
-        bots=[bot, other],
-        clock=case.clock,
-        limits=limits,
-    )
+    spec = MatchSpec(match_id="", engine_id="count-test", options=case.options, seed=7, seats=2, clock=case.clock)
+    record = play_match(spec, [bot, other], limits=limits)
     elapsed = time.monotonic() - started
     seat = record.seat_records[0]
     assert seat.status in case.statuses, (record.reason, seat.stderr[-2000:])
@@ -191,14 +185,7 @@ def test_hostile_bot(
     if case.check:
         case.check(record, {"limits": limits, "bot_dir": bot.directory})
     # The next match on this worker is not disturbed by anything the hostile bot did.
-    again = play_match(
-        engine_id="count-test",
-        options={"target": 6},
-        seed=1,
-        seats=2,
-        bots=[random_bot(tmp_path / "r2"), other],
-        clock=CLOCK,
-        limits=limits,
-    )
+    spec = MatchSpec(match_id="", engine_id="count-test", options={"target": 6}, seed=1, seats=2, clock=CLOCK)
+    again = play_match(spec, [random_bot(tmp_path / "r2"), other], limits=limits)
     assert [s.status for s in again.seat_records] == ["ok", "ok"]
     assert survivors() == {}

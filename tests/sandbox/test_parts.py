@@ -13,6 +13,7 @@ import pytest
 
 from tests.referee.support import FAST, make_limits, random_bot, survivors
 from workers import seccomp
+from workers.match import MatchSpec
 from workers.referee import play_match
 from workers.sandbox import SandboxLimits, kill_uid, pids_of_uid
 from workers.slots import NoFreeSlotError, acquire_slot
@@ -77,9 +78,8 @@ def test_concurrent_matches_in_threads(tmp_path: Path, runtime: Path, limits: Sa
     def run(i: int) -> None:
         bots = [random_bot(tmp_path / f"a{i}"), random_bot(tmp_path / f"b{i}")]
         try:
-            record = play_match(
-                engine_id="count-test", options={"target": 200}, seed=i, seats=2, bots=bots, clock=FAST, limits=limits
-            )
+            spec = MatchSpec(match_id="", engine_id="count-test", options={"target": 200}, seed=i, seats=2, clock=FAST)
+            record = play_match(spec, bots, limits=limits)
             results.append([s.status for s in record.seat_records])
         except Exception as exc:  # reported below
             results.append(exc)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.service.conftest import database, make_bot, other, play, staff, user  # noqa: F401
-from tournaments.services.games import game_sync
+from tournaments.games.services import game_sync
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from tournaments.models import Ladder, Tournament, TournamentSchedule
-from tournaments.services.schedules import schedules_run_due, tournaments_start_due
+from tournaments.competitions.models import Ladder, Tournament, TournamentSchedule
+from tournaments.competitions.services.schedules import schedules_run_due, tournaments_start_due
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("games")]
 
@@ -73,7 +73,7 @@ def test_tournament_with_start_time_over_the_api(user: Any, make_bot: Any) -> No
 
 
 def test_admin_pages(staff: Any, user: Any, make_bot: Any) -> None:
-    from tournaments.services.tournaments import tournament_create
+    from tournaments.competitions.services.tournaments import tournament_create
 
     staff.is_superuser = True
     staff.save()
@@ -89,10 +89,10 @@ def test_admin_pages(staff: Any, user: Any, make_bot: Any) -> None:
     )
     tournament_create(owner=user, game_id="gamesup", name="plain", bot_ids=[b.id for b in bots])
 
-    page = browser.get("/admin/tournaments/tournament/?when=upcoming")
+    page = browser.get("/admin/competitions/tournament/?when=upcoming")
     assert page.status_code == 200
     assert b"soon" in page.content and b"plain" not in page.content
-    assert browser.get(f"/admin/tournaments/tournament/{upcoming.id}/change/").status_code == 200
+    assert browser.get(f"/admin/competitions/tournament/{upcoming.id}/change/").status_code == 200
 
     # A schedule made in the admin gets its next run; a bad one is refused on the form.
     form = {
@@ -100,29 +100,29 @@ def test_admin_pages(staff: Any, user: Any, make_bot: Any) -> None:
         "games_per_pairing": "2", "move_ms": "1000", "game_ms": "60000", "startup_ms": "10000", "rated": "on",
         "kind": "weekly", "at_time": "20:00", "weekday": "4", "cron": "", "enabled": "on",
     }  # fmt: skip
-    refused = browser.post("/admin/tournaments/tournamentschedule/add/", {**form, "kind": "cron", "cron": "nope"})
+    refused = browser.post("/admin/competitions/tournamentschedule/add/", {**form, "kind": "cron", "cron": "nope"})
     assert refused.status_code == 200 and not TournamentSchedule.objects.exists()
-    saved = browser.post("/admin/tournaments/tournamentschedule/add/", form)
+    saved = browser.post("/admin/competitions/tournamentschedule/add/", form)
     assert saved.status_code == 302, saved.content[:2000]
     schedule = TournamentSchedule.objects.get()
     assert schedule.owner == staff and schedule.next_run.weekday() == 4 and schedule.next_run.hour == 20
-    assert browser.get("/admin/tournaments/tournamentschedule/").status_code == 200
+    assert browser.get("/admin/competitions/tournamentschedule/").status_code == 200
     schedules_run_due(now=schedule.next_run)
-    assert browser.get("/admin/tournaments/tournament/?when=recurring").content.count(b"Weekly gamesup") >= 1
-    assert browser.get(f"/admin/tournaments/tournamentschedule/{schedule.id}/change/").status_code == 200
+    assert browser.get("/admin/competitions/tournament/?when=recurring").content.count(b"Weekly gamesup") >= 1
+    assert browser.get(f"/admin/competitions/tournamentschedule/{schedule.id}/change/").status_code == 200
 
     # Ladders: the pool is derived; a second ladder for the same pool is refused.
     ladder_form = {"game": "gamesup", "options": "{}", "seats": "2", "move_ms": "1000", "game_ms": "60000",
                    "startup_ms": "10000", "queued_target": "2", "enabled": "on"}  # fmt: skip
-    assert browser.post("/admin/tournaments/ladder/add/", ladder_form).status_code == 302
+    assert browser.post("/admin/competitions/ladder/add/", ladder_form).status_code == 302
     ladder = Ladder.objects.get()
     assert ladder.pool == Tournament.objects.get(name="plain").rating_pool
-    assert browser.post("/admin/tournaments/ladder/add/", ladder_form).status_code == 200
+    assert browser.post("/admin/competitions/ladder/add/", ladder_form).status_code == 200
     assert Ladder.objects.count() == 1
     assert (
-        browser.post(f"/admin/tournaments/ladder/{ladder.id}/change/", {**ladder_form, "enabled": ""}).status_code
+        browser.post(f"/admin/competitions/ladder/{ladder.id}/change/", {**ladder_form, "enabled": ""}).status_code
         == 302
     )
     ladder.refresh_from_db()
     assert not ladder.enabled
-    assert browser.get("/admin/tournaments/match/?kind=ladder").status_code == 200
+    assert browser.get("/admin/matches/match/?kind=ladder").status_code == 200

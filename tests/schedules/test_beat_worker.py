@@ -143,8 +143,8 @@ import json
 from datetime import timedelta
 from django.contrib.auth import get_user_model
 from django.utils import timezone
-from tournaments.services.bots import bot_create
-from tournaments.services.games import game_sync
+from tournaments.bots.services import bot_create
+from tournaments.games.services import game_sync
 game_sync()
 user = get_user_model().objects.create_user(username="org", password="x", is_staff=True)
 code = open("bots/random_bot.py", "rb").read()
@@ -154,9 +154,9 @@ bots = [bot_create(owner=user, game_id="gamesup", name=f"b{i}", package=code, fi
 SCHEDULED = (
     BOTS
     + """
-from tournaments.models import TournamentSchedule
-from tournaments.services.schedules import edition_name, schedule_save
-from tournaments.services.tournaments import tournament_create
+from tournaments.competitions.models import TournamentSchedule
+from tournaments.competitions.services.schedules import edition_name, schedule_save
+from tournaments.competitions.services.tournaments import tournament_create
 now = timezone.now()
 clocks = dict(move_ms=1000, game_ms=20000, startup_ms=10000)
 start_at = (now + timedelta(seconds=5)).replace(microsecond=0)
@@ -178,7 +178,7 @@ def test_start_time_and_recurring_edition(cluster: Cluster) -> None:
     next_run = datetime.fromisoformat(setup["next_run"])
 
     def started() -> Any:
-        ((status, at),) = cluster.query("SELECT status, started FROM tournaments_tournament WHERE id = %s", tid)
+        ((status, at),) = cluster.query("SELECT status, started FROM competitions_tournament WHERE id = %s", tid)
         return at if status != "draft" else None
 
     started_at = cluster.wait_for("the scheduled tournament to start", started, timeout=60)
@@ -186,7 +186,7 @@ def test_start_time_and_recurring_edition(cluster: Cluster) -> None:
     assert start_at <= started_at < start_at + timedelta(seconds=20), (start_at, started_at)
 
     def edition() -> Any:
-        return cluster.query("SELECT id, name, status FROM tournaments_tournament WHERE schedule_id = %s", sid)
+        return cluster.query("SELECT id, name, status FROM competitions_tournament WHERE schedule_id = %s", sid)
 
     rows = cluster.wait_for("the schedule's edition", edition, timeout=60)
     # Both beats keep ticking every second: still one edition a few ticks later.
@@ -196,20 +196,20 @@ def test_start_time_and_recurring_edition(cluster: Cluster) -> None:
     edition_id, name, status = rows[0]
     assert name == setup["name"] and status in ("running", "finished")
     ((moved, last_run),) = cluster.query(
-        "SELECT next_run, last_run FROM tournaments_tournamentschedule WHERE id = %s", sid
+        "SELECT next_run, last_run FROM competitions_tournamentschedule WHERE id = %s", sid
     )
     assert moved == next_run + timedelta(days=1) and last_run >= next_run
-    ((entries,),) = cluster.query("SELECT count(*) FROM tournaments_participant WHERE tournament_id = %s", edition_id)
+    ((entries,),) = cluster.query("SELECT count(*) FROM competitions_participant WHERE tournament_id = %s", edition_id)
     assert entries == 3
 
     # Both tournaments are played through by the worker.
     def finished() -> bool:
-        rows = cluster.query("SELECT status FROM tournaments_tournament WHERE id IN (%s, %s)", tid, edition_id)
+        rows = cluster.query("SELECT status FROM competitions_tournament WHERE id IN (%s, %s)", tid, edition_id)
         return all(r[0] == "finished" for r in rows)
 
     cluster.wait_for("both tournaments to finish", finished, timeout=180)
     kinds = cluster.query(
-        "SELECT kind, status, count(*) FROM tournaments_match WHERE tournament_id IN (%s, %s) GROUP BY 1, 2",
+        "SELECT kind, status, count(*) FROM matches_match WHERE tournament_id IN (%s, %s) GROUP BY 1, 2",
         tid, edition_id,
     )  # fmt: skip
     assert kinds == [("tournament", "finished", 6)], kinds
@@ -218,8 +218,8 @@ def test_start_time_and_recurring_edition(cluster: Cluster) -> None:
 LADDER = (
     BOTS
     + """
-from tournaments.models import Ladder
-from tournaments.services.ladder import ladder_save
+from tournaments.competitions.models import Ladder
+from tournaments.competitions.services.ladders import ladder_save
 ladder = ladder_save(ladder=Ladder(game_id="gamesup", seats=2, queued_target=2, move_ms=1000, game_ms=20000,
                                    startup_ms=10000))
 print(json.dumps({"pool": ladder.pool, "versions": [b.versions.get().id for b in bots]}))
@@ -229,9 +229,11 @@ print(json.dumps({"pool": ladder.pool, "versions": [b.versions.get().id for b in
 NEW_VERSION = """
 import json
 from django.contrib.auth import get_user_model
-from tournaments.models import Bot, Ladder, Match
-from tournaments.services.bots import bot_version_create
-from tournaments.services.ladder import ladder_save
+from tournaments.bots.models import Bot
+from tournaments.competitions.models import Ladder
+from tournaments.matches.models import Match
+from tournaments.bots.services import bot_version_create
+from tournaments.competitions.services.ladders import ladder_save
 user = get_user_model().objects.get(username="org")
 code = open("bots/random_bot.py", "rb").read() + b"# version two\\n"
 # Pause the ladder so no top-up is half-way through while the version arrives.
@@ -248,8 +250,8 @@ print(json.dumps({"version": v.id, "last_match": last}))
 TOURNAMENT = """
 import json
 from django.contrib.auth import get_user_model
-from tournaments.models import Bot
-from tournaments.services.tournaments import tournament_create, tournament_start
+from tournaments.bots.models import Bot
+from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 user = get_user_model().objects.get(username="org")
 bot_ids = list(Bot.objects.values_list("id", flat=True))
 t = tournament_create(owner=user, game_id="gamesup", name="busy", bot_ids=bot_ids, games_per_pairing=30,
@@ -265,7 +267,7 @@ def test_ladder_plays_everyone_serves_a_new_version_first_and_yields_to_tourname
 
     def per_version(after_match: int = 0) -> dict[int, int]:
         rows = cluster.query(
-            "SELECT s.bot_version_id, count(*) FROM tournaments_matchseat s JOIN tournaments_match m"
+            "SELECT s.bot_version_id, count(*) FROM matches_matchseat s JOIN matches_match m"
             " ON m.id = s.match_id WHERE m.kind = 'ladder' AND m.status = 'finished' AND m.id > %s GROUP BY 1",
             after_match,
         )
@@ -275,10 +277,10 @@ def test_ladder_plays_everyone_serves_a_new_version_first_and_yields_to_tourname
     cluster.wait_for(
         "two finished ladder games for every bot", lambda: min(per_version().get(v, 0) for v in versions) >= 2
     )
-    rated = dict(cluster.query("SELECT bot_version_id, games FROM tournaments_rating WHERE pool = %s", pool))
+    rated = dict(cluster.query("SELECT bot_version_id, games FROM ratings_rating WHERE pool = %s", pool))
     assert set(rated) == set(versions) and all(g >= 2 for g in rated.values()), rated
     ((loose,),) = cluster.query(
-        "SELECT count(*) FROM tournaments_match WHERE kind = 'ladder' AND tournament_id IS NOT NULL"
+        "SELECT count(*) FROM matches_match WHERE kind = 'ladder' AND tournament_id IS NOT NULL"
     )
     assert loose == 0
 
@@ -288,7 +290,7 @@ def test_ladder_plays_everyone_serves_a_new_version_first_and_yields_to_tourname
     cluster.wait_for("the new version's first ladder games", lambda: per_version().get(fresh, 0) >= 2, timeout=90)
     lineups: dict[int, set[int]] = {}
     for match_id, version in cluster.query(
-        "SELECT s.match_id, s.bot_version_id FROM tournaments_matchseat s JOIN tournaments_match m ON m.id = s.match_id"
+        "SELECT s.match_id, s.bot_version_id FROM matches_matchseat s JOIN matches_match m ON m.id = s.match_id"
         " WHERE m.kind = 'ladder' AND m.id > %s ORDER BY m.id",
         upload["last_match"],
     ):
@@ -302,18 +304,18 @@ def test_ladder_plays_everyone_serves_a_new_version_first_and_yields_to_tourname
     tid = cluster.shell(TOURNAMENT)["tid"]
 
     def tournament_done() -> bool:
-        return cluster.query("SELECT status FROM tournaments_tournament WHERE id = %s", tid)[0][0] == "finished"
+        return cluster.query("SELECT status FROM competitions_tournament WHERE id = %s", tid)[0][0] == "finished"
 
     cluster.wait_for("the tournament to finish beside the ladder", tournament_done, timeout=180)
     ((started, last_claim),) = cluster.query(
-        "SELECT t.started, max(m.claimed_at) FROM tournaments_tournament t JOIN tournaments_match m"
+        "SELECT t.started, max(m.claimed_at) FROM competitions_tournament t JOIN matches_match m"
         " ON m.tournament_id = t.id WHERE t.id = %s GROUP BY t.started",
         tid,
     )
     assert last_claim - started > timedelta(seconds=3), "the tournament was too short to show anything"
     # A top-up that counted the queue just before the tournament committed may still land in the first moments.
     ((during,),) = cluster.query(
-        "SELECT count(*) FROM tournaments_match WHERE kind = 'ladder' AND created > %s AND created < %s",
+        "SELECT count(*) FROM matches_match WHERE kind = 'ladder' AND created > %s AND created < %s",
         started + timedelta(seconds=2),
         last_claim,
     )
@@ -322,7 +324,7 @@ def test_ladder_plays_everyone_serves_a_new_version_first_and_yields_to_tourname
     cluster.wait_for(
         "ladder games after the tournament",
         lambda: cluster.query(
-            "SELECT count(*) FROM tournaments_match WHERE kind = 'ladder' AND created > %s", last_claim
+            "SELECT count(*) FROM matches_match WHERE kind = 'ladder' AND created > %s", last_claim
         )[0][0],
         timeout=30,
     )

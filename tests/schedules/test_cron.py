@@ -6,8 +6,8 @@ from datetime import UTC, datetime, time
 
 import pytest
 
-from tournaments.services.errors import ServiceError
-from tournaments.services.schedules import cron_next, cron_parse, schedule_next_run
+from tournaments.competitions.services.schedules import cron_next, cron_parse, schedule_next_run
+from tournaments.errors import ServiceError
 
 
 def at(*args: int) -> datetime:

@@ -11,12 +11,14 @@ import pytest
 
 from engines import get_engine
 from tests.service.conftest import RANDOM_BOT
-from tournaments.models import Ladder, Match, MatchSeat, Rating
-from tournaments.selectors.ladder import LadderCandidate, ladder_candidates
-from tournaments.services.bots import bot_version_create
-from tournaments.services.errors import ServiceError
-from tournaments.services.ladder import LEVEL_SLACK, ladder_pick, ladder_save, ladders_top_up
-from tournaments.services.tournaments import tournament_create, tournament_start
+from tournaments.bots.services import bot_version_create
+from tournaments.competitions.models import Ladder
+from tournaments.competitions.selectors.ladders import LadderCandidate, ladder_candidates
+from tournaments.competitions.services.ladders import LEVEL_SLACK, ladder_pick, ladder_save, ladders_top_up
+from tournaments.competitions.services.tournaments import tournament_create, tournament_start
+from tournaments.errors import ServiceError
+from tournaments.matches.models import Match, MatchSeat
+from tournaments.ratings.models import Rating
 
 # The spread of recent game counts the ladder promises once everyone has caught up.
 SPREAD = LEVEL_SLACK + 1

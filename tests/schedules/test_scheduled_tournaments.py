@@ -9,17 +9,18 @@ import pytest
 from django.utils import timezone
 
 from tests.service.conftest import RANDOM_BOT
-from tournaments.models import Match, Participant, Tournament, TournamentSchedule
-from tournaments.services.bots import bot_create, bot_deactivate, bot_version_create
-from tournaments.services.errors import ServiceError
-from tournaments.services.schedules import (
+from tournaments.bots.services import bot_create, bot_deactivate, bot_version_create
+from tournaments.competitions.models import Participant, Tournament, TournamentSchedule
+from tournaments.competitions.services.schedules import (
     schedule_run,
     schedule_save,
     schedules_run_due,
     tournament_start_scheduled,
     tournaments_start_due,
 )
-from tournaments.services.tournaments import tournament_create, tournament_start
+from tournaments.competitions.services.tournaments import tournament_create, tournament_start
+from tournaments.errors import ServiceError
+from tournaments.matches.models import Match
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("games")]
 
@@ -184,7 +185,7 @@ def test_invalid_schedules_are_refused(user: Any, fields: dict[str, Any], field:
 
 def test_schedule_whose_game_vanished_is_disabled(user: Any) -> None:
     schedule = _schedule(user)
-    from tournaments.models import Game
+    from tournaments.games.models import Game
 
     Game.objects.filter(id="gamesup").update(available=False)
     assert schedules_run_due(now=datetime(2026, 11, 23, tzinfo=UTC)) == []

@@ -11,10 +11,12 @@ from urllib.parse import urlparse, urlunparse
 import pytest
 from django.contrib.auth import get_user_model
 
-from tournaments.models import Bot, Match, MatchSeat
-from tournaments.services.bots import bot_create
-from tournaments.services.games import game_sync
-from tournaments.services.matches import MatchOutcome, SeatOutcome, match_claim, match_record_result
+from tests.recording import record_for
+from tournaments.bots.models import Bot
+from tournaments.bots.services import bot_create
+from tournaments.games.services import game_sync
+from tournaments.matches.life import match_claim, match_record_result
+from tournaments.matches.models import Match, MatchSeat
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = (ROOT / "bots" / "random_bot.py").read_bytes()
@@ -58,14 +60,7 @@ def make_bot(user: Any) -> Callable[..., Bot]:
     return make
 
 
-def outcome_for(match: Match, ranks: Sequence[int], statuses: Sequence[str] | None = None) -> MatchOutcome:
-    statuses = statuses or ["ok"] * match.seats
-    return MatchOutcome(
-        ranks=list(ranks),
-        reason="test",
-        seats=[SeatOutcome(status=s, stderr=f"seat {i} says hi") for i, s in enumerate(statuses)],
-        moves=[{"seat": 0, "move": "x", "ms": 1}],
-    )
+outcome_for = record_for
 
 
 @pytest.fixture
@@ -75,7 +70,7 @@ def play() -> Callable[..., bool]:
     def run(match: Match, ranks: Sequence[int], statuses: Sequence[str] | None = None) -> bool:
         attempt = match_claim(match_id=match.id, worker="test")
         assert attempt is not None
-        return match_record_result(match_id=match.id, attempt=attempt, outcome=outcome_for(match, ranks, statuses))
+        return match_record_result(match_id=match.id, attempt=attempt, record=record_for(match, ranks, statuses))
 
     return run
 

@@ -12,7 +12,7 @@ from django.test.utils import override_settings
 from rest_framework.test import APIClient
 
 from tests.service.conftest import RANDOM_BOT
-from tournaments.models import Bot, BotVersion
+from tournaments.bots.models import Bot, BotVersion
 
 
 def _client(user: Any = None) -> APIClient:
@@ -158,7 +158,7 @@ def test_tournament_flow_and_stderr_privacy(user: Any, other: Any, staff: Any, m
     assert started["status"] == "running" and started["progress"]["queued"] == 1
     _assert_error(owner.post(f"/api/tournaments/{tid}/start/"), 409)
 
-    from tournaments.models import Match
+    from tournaments.matches.models import Match
 
     match = Match.objects.get(tournament_id=tid)
     play(match, [1, 2])

@@ -17,9 +17,9 @@ pytestmark = pytest.mark.services
 
 SETUP = """
 from django.contrib.auth import get_user_model
-from tournaments.services.bots import bot_create
-from tournaments.services.games import game_sync
-from tournaments.services.tournaments import tournament_create, tournament_start
+from tournaments.bots.services import bot_create
+from tournaments.games.services import game_sync
+from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 game_sync()
 user = get_user_model().objects.create_user(username="racer", password="x")
 code = open("bots/random_bot.py", "rb").read()
@@ -32,8 +32,8 @@ print(t.id)
 
 CLAIMER = """
 import json, sys, time
-from tournaments.models import Match
-from tournaments.services.matches import match_claim
+from tournaments.matches.models import Match
+from tournaments.matches.life import match_claim
 ids = list(Match.objects.filter(tournament_id={tid}).order_by("id").values_list("id", flat=True))
 while time.time() < {start}:
     time.sleep(0.001)

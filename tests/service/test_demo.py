@@ -7,7 +7,9 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from engines import all_engines
-from tournaments.models import Bot, Match, Tournament
+from tournaments.bots.models import Bot
+from tournaments.competitions.models import Tournament
+from tournaments.matches.models import Match
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from tournaments.elo import EloSettings, elo_deltas, expected_score, outcome, pair_score
+from tournaments.ratings.elo import EloSettings, elo_deltas, expected_score, outcome, pair_score
 
 CONFIG = EloSettings()
 

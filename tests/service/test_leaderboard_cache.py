@@ -10,8 +10,9 @@ from django.core.cache import cache
 from django.test import override_settings
 from rest_framework.test import APIClient
 
-from tournaments.models import Bot, Match
-from tournaments.services.tournaments import tournament_create, tournament_start
+from tournaments.bots.models import Bot
+from tournaments.competitions.services.tournaments import tournament_create, tournament_start
+from tournaments.matches.models import Match
 
 
 @pytest.fixture(autouse=True)

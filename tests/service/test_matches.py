@@ -10,17 +10,20 @@ from django.db import IntegrityError, transaction
 from django.test.utils import override_settings
 
 from tests.service.conftest import outcome_for, ranks_by_version
-from tournaments.models import BotVersion, Match, Rating, RatingChange, Tournament
-from tournaments.services.bots import bot_version_create
-from tournaments.services.matches import (
+from tournaments.bots.models import BotVersion
+from tournaments.bots.services import bot_version_create
+from tournaments.competitions.models import Tournament
+from tournaments.competitions.services.tournaments import tournament_cancel, tournament_create, tournament_start
+from tournaments.matches.life import (
     match_claim,
     match_record_error,
     match_record_result,
     matches_requeue_errored,
-    matches_requeue_stale,
 )
-from tournaments.services.ratings import ratings_apply_match, ratings_rebuild
-from tournaments.services.tournaments import tournament_cancel, tournament_create, tournament_start
+from tournaments.matches.models import Match
+from tournaments.matches.recovery import matches_expire_leases
+from tournaments.ratings.models import Rating, RatingChange
+from tournaments.ratings.services import ratings_apply_match, ratings_rebuild
 
 from .conftest import RANDOM_BOT
 
@@ -49,9 +52,9 @@ def test_result_is_recorded_exactly_once(duel: Tournament) -> None:
     match = duel.matches.order_by("index").first()
     attempt = match_claim(match_id=match.id, worker="w")
     outcome = outcome_for(match, [1, 2])
-    assert match_record_result(match_id=match.id, attempt=attempt, outcome=outcome) is True
+    assert match_record_result(match_id=match.id, attempt=attempt, record=outcome) is True
     # The same message delivered again: dropped, nothing counted twice.
-    assert match_record_result(match_id=match.id, attempt=attempt, outcome=outcome) is False
+    assert match_record_result(match_id=match.id, attempt=attempt, record=outcome) is False
     assert RatingChange.objects.filter(match=match).count() == 2
     assert sorted(Rating.objects.values_list("games", flat=True)) == [1, 1]
     match.refresh_from_db()
@@ -73,8 +76,8 @@ def test_a_stale_attempt_cannot_record(duel: Tournament) -> None:
     assert match_record_error(match_id=match.id, attempt=first, reason="sandbox gone") == "queued"
     second = match_claim(match_id=match.id, worker="w2")
     assert second == first + 1
-    assert match_record_result(match_id=match.id, attempt=first, outcome=outcome_for(match, [1, 2])) is False
-    assert match_record_result(match_id=match.id, attempt=second, outcome=outcome_for(match, [2, 1])) is True
+    assert match_record_result(match_id=match.id, attempt=first, record=outcome_for(match, [1, 2])) is False
+    assert match_record_result(match_id=match.id, attempt=second, record=outcome_for(match, [2, 1])) is True
     assert RatingChange.objects.filter(match=match).count() == 2
 
 
@@ -90,7 +93,7 @@ def test_infrastructure_errors_retry_then_error_without_rating(duel: Tournament)
     assert not RatingChange.objects.exists() and not Rating.objects.exists()
     # Not a forfeit: the seats carry no rank or status.
     assert set(match.match_seats.values_list("rank", "status")) == {(None, "")}
-    assert matches_requeue_errored(tournament=duel) == 1
+    assert matches_requeue_errored(tournament_id=duel.id) == 1
     match.refresh_from_db()
     assert match.status == "queued"
 
@@ -118,7 +121,7 @@ def test_cancel_cancels_queued_matches(duel: Tournament, user: Any, play: Any) -
     tournament_cancel(tournament=duel, user=user)
     assert Match.objects.get(id=matches[1].id).status == "cancelled"
     # The running match may still finish; the tournament stays cancelled.
-    assert match_record_result(match_id=matches[0].id, attempt=attempt, outcome=outcome_for(matches[0], [1, 2]))
+    assert match_record_result(match_id=matches[0].id, attempt=attempt, record=outcome_for(matches[0], [1, 2]))
     duel.refresh_from_db()
     assert duel.status == "cancelled"
 
@@ -130,8 +133,8 @@ def test_stale_running_matches_are_requeued(duel: Tournament) -> None:
 
     match = duel.matches.order_by("index").first()
     match_claim(match_id=match.id, worker="w")
-    assert matches_requeue_stale() == 0
-    assert matches_requeue_stale(now=timezone.now() + timedelta(minutes=10)) == 1
+    assert matches_expire_leases() == 0
+    assert matches_expire_leases(now=timezone.now() + timedelta(minutes=10)) == 1
     match.refresh_from_db()
     assert match.status == "queued"
 
@@ -162,7 +165,8 @@ def test_live_elo_teams_count_a_version_once(user: Any, make_bot: Any, play: Any
 
 
 def test_version_on_two_teams_is_unrated(user: Any, make_bot: Any, play: Any) -> None:
-    from tournaments.models import Game, MatchSeat
+    from tournaments.games.models import Game
+    from tournaments.matches.models import MatchSeat
 
     bot = make_bot()
     version = BotVersion.objects.get(bot=bot)

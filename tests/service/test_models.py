@@ -8,7 +8,10 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError
 
-from tournaments.models import Bot, BotVersion, Game, Match, MatchSeat, Rating, RatingChange
+from tournaments.bots.models import Bot, BotVersion
+from tournaments.games.models import Game
+from tournaments.matches.models import Match, MatchSeat
+from tournaments.ratings.models import Rating, RatingChange
 
 
 def test_bot_name_unique_per_owner_and_game(user: Any, other: Any) -> None:

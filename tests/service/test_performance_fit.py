@@ -10,11 +10,11 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from tests.service.conftest import ranks_by_version
-from tournaments.models import PerformanceFit, Tournament
-from tournaments.selectors.performance import tournament_performance
-from tournaments.selectors.standings import tournament_standings
-from tournaments.services import performance as service
-from tournaments.services.tournaments import tournament_create, tournament_start
+from tournaments.competitions.models import PerformanceFit, Tournament
+from tournaments.competitions.selectors.performance import tournament_performance
+from tournaments.competitions.selectors.standings import tournament_standings
+from tournaments.competitions.services import performance as service
+from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 
 
 @pytest.fixture
@@ -102,8 +102,8 @@ def test_finished_match_hook(user: Any, make_bot: Any, play: Any, sent: list) ->
     tournament = _tournament(user, [make_bot() for _ in range(2)])
     match = tournament.matches.order_by("index").first()
     play(match, [1, 2])
-    assert service.performance_match_finished(match_id=match.id)
-    assert not service.performance_match_finished(match_id=match.id)  # within the debounce window
+    assert service.performance_request_refit(tournament_id=match.tournament_id)
+    assert not service.performance_request_refit(tournament_id=match.tournament_id)  # within the debounce window
     assert sent == [(tournament.id, 30.0)]
 
 

@@ -9,9 +9,11 @@ from typing import Any
 
 import pytest
 
-from tournaments.models import BotVersion, Match, MatchSeat, Participant, Tournament
-from tournaments.scheduling import circle_rounds, match_seed, round_robin_plan
-from tournaments.services.tournaments import tournament_create, tournament_start
+from tournaments.bots.models import BotVersion
+from tournaments.competitions.models import Participant, Tournament
+from tournaments.competitions.plans import circle_rounds, match_seed, round_robin_plan
+from tournaments.competitions.services.tournaments import tournament_create, tournament_start
+from tournaments.matches.models import Match, MatchSeat
 
 
 @pytest.mark.parametrize("count", range(2, 12))
@@ -108,7 +110,7 @@ def test_hundred_bots_schedule_in_seconds(user: Any, make_bot: Any) -> None:
     first = make_bot()
     version = BotVersion.objects.get(bot=first)
     # Cheap clones of one version: the schedule only cares about distinct versions.
-    from tournaments.models import Bot
+    from tournaments.bots.models import Bot
 
     bots = Bot.objects.bulk_create([Bot(owner=user, game_id="gamesup", name=f"clone{i}") for i in range(99)])
     BotVersion.objects.bulk_create(

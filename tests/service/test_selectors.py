@@ -9,9 +9,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from tests.service.conftest import ranks_by_version
-from tournaments.models import Tournament
-from tournaments.selectors.standings import tournament_crosstable, tournament_standings
-from tournaments.services.tournaments import tournament_create, tournament_start
+from tournaments.competitions.models import Tournament
+from tournaments.competitions.selectors.standings import tournament_crosstable, tournament_standings
+from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 
 
 def _tournament(user: Any, bots: list, **kwargs: Any) -> Tournament:

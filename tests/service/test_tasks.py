@@ -9,9 +9,13 @@ from typing import Any
 
 import pytest
 
-from tournaments.models import BotVersion, Match, Rating, Tournament
-from tournaments.services.tournaments import tournament_create, tournament_start
-from workers import tasks
+from tournaments.bots.models import BotVersion
+from tournaments.competitions import tasks as competition_tasks
+from tournaments.competitions.models import Tournament
+from tournaments.competitions.services.tournaments import tournament_create, tournament_start
+from tournaments.matches import tasks
+from tournaments.matches.models import Match
+from tournaments.ratings.models import Rating
 
 needs_sandbox = pytest.mark.skipif(
     shutil.which("bwrap") is None and not os.environ.get("ARBITER_ALLOW_UNSANDBOXED"),
@@ -72,12 +76,13 @@ def test_tampered_package_is_refused(duel: Tournament) -> None:
 
 
 def test_infrastructure_error_requeues(duel: Tournament, monkeypatch: pytest.MonkeyPatch) -> None:
-    from workers import referee
+    from tournaments.matches import runner
+    from workers.referee import InfrastructureError
 
-    def broken(**kwargs: Any) -> None:
-        raise referee.InfrastructureError("no free sandbox slot")
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise InfrastructureError("no free sandbox slot")
 
-    monkeypatch.setattr(referee, "play_match", broken)
+    monkeypatch.setattr(runner, "play_match", broken)
     match = duel.matches.order_by("index").first()
     assert tasks.run_match(match.id) == "queued"
     match.refresh_from_db()
@@ -87,13 +92,13 @@ def test_infrastructure_error_requeues(duel: Tournament, monkeypatch: pytest.Mon
 
 
 def test_tournament_enqueue_sends_time_limited_messages(duel: Tournament, monkeypatch: pytest.MonkeyPatch) -> None:
-    from workers.celery_app import app
-
     sent: list[tuple[str, list, dict]] = []
-    monkeypatch.setattr(app, "send_task", lambda name, args, **kw: sent.append((name, args, kw)))
-    assert tasks.tournament_enqueue(duel.id) == 2
+    monkeypatch.setattr(
+        tasks.run_match, "apply_async", lambda args, **kw: sent.append((tasks.run_match.name, args, kw))
+    )
+    assert competition_tasks.tournament_enqueue(duel.id) == 2
     ids = list(Match.objects.filter(tournament=duel).order_by("index").values_list("id", flat=True))
-    assert [(name, args) for name, args, _ in sent] == [("workers.tasks.run_match", [i]) for i in ids]
+    assert [(name, args) for name, args, _ in sent] == [("tournaments.matches.tasks.run_match", [i]) for i in ids]
     for _, _, options in sent:
         # startup + game budget of both seats, plus the margin.
         assert options["soft_time_limit"] == (10 + 20) * 2 + 60
@@ -113,7 +118,7 @@ def test_two_workers_unpacking_one_package_share_it(
 
     def racing(data: bytes, filename: str, dest: Any) -> Any:
         real(data, filename, dest)  # the other worker's copy lands first...
-        raise OSError(errno.ENOTEMPTY, "Directory not empty")  # ...so our rename fails
+        raise FileExistsError(errno.EEXIST, "already there")  # ...so ours finds it taken
 
     monkeypatch.setattr(packages, "unpack_package", racing)
     match = duel.matches.order_by("index").first()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import random
 
-from tournaments.stats import Game
+from tournaments.ratings.stats import Game
 
 
 def elo_score(diff: float) -> float:

@@ -9,7 +9,7 @@ import statistics
 import pytest
 
 from tests.stats.simulate import centred, multi_team_games, round_robin_pairs
-from tournaments.stats import Game, fit
+from tournaments.ratings.stats import Game, fit
 
 
 def _field(rng: random.Random, players: int, spread: float) -> dict[str, float]:
@@ -163,7 +163,7 @@ def test_inputs_order_and_empty() -> None:
 
 
 def test_multi_team_games_split_into_weighted_pairs() -> None:
-    from tournaments.stats.bradley_terry import aggregate
+    from tournaments.ratings.stats.bradley_terry import aggregate
 
     index = {"a": 0, "b": 1, "c": 2}
     # a (first seat) and c share first place, b is last: three pairs of weight 3/4.

@@ -7,7 +7,7 @@ from operator import mul
 
 import pytest
 
-from tournaments.stats.linalg import NotPositiveDefiniteError, cholesky, cholesky_inverse, cholesky_solve
+from tournaments.ratings.stats.linalg import NotPositiveDefiniteError, cholesky, cholesky_inverse, cholesky_solve
 
 
 def _spd(rng: random.Random, n: int) -> list[list[float]]:

@@ -1,4 +1,4 @@
-"""tournaments.stats must stand alone: importable and usable without Django."""
+"""tournaments.ratings.stats must stand alone: importable and usable without Django."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = """
 import sys
-import tournaments.stats
-import tournaments.stats.bradley_terry
-import tournaments.stats.linalg
-import tournaments.stats.sprt
+import tournaments.ratings.stats
+import tournaments.ratings.stats.bradley_terry
+import tournaments.ratings.stats.linalg
+import tournaments.ratings.stats.sprt
 loaded = sorted(m for m in sys.modules if m == "django" or m.startswith("django.") or m.startswith("rest_framework"))
 assert not loaded, loaded
 print("ok")

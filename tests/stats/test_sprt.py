@@ -8,7 +8,7 @@ import random
 import pytest
 
 from tests.stats.simulate import pair_scores
-from tournaments.stats import Decision, Sprt, bounds, counts, decide, expected_score, llr
+from tournaments.ratings.stats import Decision, Sprt, bounds, counts, decide, expected_score, llr
 
 
 def test_bounds_are_walds() -> None:

@@ -8,8 +8,10 @@ from typing import Any
 import pytest
 
 from tests.service.conftest import RANDOM_BOT, _games, make_bot, other, play, staff, user  # noqa: F401
-from tournaments.models import Bot, Match, MatchSeat, VersionTest
-from tournaments.services.bots import bot_version_create
+from tournaments.bots.models import Bot
+from tournaments.bots.services import bot_version_create
+from tournaments.competitions.models import VersionTest
+from tournaments.matches.models import Match, MatchSeat
 
 
 @pytest.fixture

@@ -7,9 +7,9 @@ from typing import Any
 
 from tests.api.conftest import assert_error, client_for
 from tests.version_tests.conftest import queued
-from tournaments.models import VersionTest
-from tournaments.services.bots import bot_version_create
-from tournaments.stats import Sprt
+from tournaments.bots.services import bot_version_create
+from tournaments.competitions.models import VersionTest
+from tournaments.ratings.stats import Sprt
 
 
 def test_create_read_and_follow(user: Any, other: Any, two_versions: Any, play_score: Any) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 from django.test import Client
 
 from tests.version_tests.conftest import queued
-from tournaments.services.version_tests import version_test_create
+from tournaments.competitions.services.version_tests import version_test_create
 
 
 def test_bot_page_lists_version_tests(user: Any, two_versions: Any, play_score: Any) -> None:

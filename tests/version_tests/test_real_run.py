@@ -20,11 +20,12 @@ from typing import Any
 import pytest
 
 from tests.service.conftest import RANDOM_BOT
-from tournaments.models import Match, MatchSeat, VersionTestMatch
-from tournaments.services.bots import bot_create, bot_version_create
-from tournaments.services.version_tests import version_test_create
-from tournaments.stats import Sprt
-from workers import tasks
+from tournaments.bots.services import bot_create, bot_version_create
+from tournaments.competitions.models import VersionTestMatch
+from tournaments.competitions.services.version_tests import version_test_create
+from tournaments.matches import tasks
+from tournaments.matches.models import Match, MatchSeat
+from tournaments.ratings.stats import Sprt
 
 GREEDY = Path(__file__).resolve().parents[2] / "bots" / "greedy"
 
@@ -72,7 +73,7 @@ def test_greedy_against_random_in_the_sandbox(user: Any) -> None:
     games = Match.objects.filter(version_test_link__test=test)
     # Two pairs in flight: the one queued at the decision is cancelled, nothing else was ever created.
     assert (games.count(), games.filter(status="cancelled").count()) == (22, 2)
-    # The counts are what the real games say, and the LLR is tournaments.stats' on them.
+    # The counts are what the real games say, and the LLR is tournaments.ratings.stats' on them.
     scores: dict[int, list[float]] = {}
     finished = VersionTestMatch.objects.filter(test=test, match__status="finished")
     for link in finished.select_related("match").order_by("pair", "game"):

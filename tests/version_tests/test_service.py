@@ -1,4 +1,4 @@
-"""The version-test service: pairs, counts and LLR against tournaments.stats, early stops, the cap, validation."""
+"""The version-test service: pairs, counts and LLR against the SPRT statistics, early stops, the cap, validation."""
 
 from __future__ import annotations
 
@@ -8,12 +8,17 @@ from typing import Any
 import pytest
 
 from tests.version_tests.conftest import candidate_ranks, queued
-from tournaments.models import Match, MatchSeat, VersionTest, VersionTestMatch
-from tournaments.services.bots import bot_version_create
-from tournaments.services.errors import ForbiddenError, NotFoundError, ServiceError
-from tournaments.services.matches import match_claim, match_record_error
-from tournaments.services.version_tests import version_test_advance, version_test_cancel, version_test_create
-from tournaments.stats import Sprt, bounds, counts
+from tournaments.bots.services import bot_version_create
+from tournaments.competitions.models import VersionTest, VersionTestMatch
+from tournaments.competitions.services.version_tests import (
+    version_test_advance,
+    version_test_cancel,
+    version_test_create,
+)
+from tournaments.errors import ForbiddenError, NotFoundError, ServiceError
+from tournaments.matches.life import match_claim, match_record_error
+from tournaments.matches.models import Match, MatchSeat
+from tournaments.ratings.stats import Sprt, bounds, counts
 
 
 def _create(user: Any, bot: Any, **kwargs: Any) -> VersionTest:
@@ -112,11 +117,11 @@ def test_a_decision_stops_the_test_and_cancels_queued_games(
     assert mine.count() <= 2 * (test.pairs + 4)
     # A game that was running at the decision finishes but changes nothing.
     from tests.service.conftest import outcome_for
-    from tournaments.services.matches import match_record_result
+    from tournaments.matches.life import match_record_result
 
     frozen = (test.wins, test.losses, list(test.pentanomial), test.llr)
     assert match_record_result(
-        match_id=late.id, attempt=late_attempt, outcome=outcome_for(late, candidate_ranks(late, test, 1 - score))
+        match_id=late.id, attempt=late_attempt, record=outcome_for(late, candidate_ranks(late, test, 1 - score))
     )
     test.refresh_from_db()
     assert (test.wins, test.losses, list(test.pentanomial), test.llr) == frozen and test.status == status

@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib.auth.models import AnonymousUser
 from rest_framework.request import Request
 
-from tournaments.services.errors import NotFoundError
+from tournaments.errors import NotFoundError
 
 
 def found(obj: Any, what: str) -> Any:
@@ -28,7 +28,7 @@ def query_int(request: Request, name: str) -> int | None:
     try:
         return int(value)
     except ValueError:
-        from tournaments.services.errors import ServiceError
+        from tournaments.errors import ServiceError
 
         raise ServiceError(f"{name} must be an integer.", fields={name: ["not an integer"]}) from None
 

@@ -15,7 +15,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from tournaments.services.errors import ServiceError
+from tournaments.errors import ServiceError
 
 logger = logging.getLogger(__name__)
 

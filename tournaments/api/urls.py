@@ -1,24 +1,19 @@
-"""Routes of the REST API (mounted at /api/)."""
+"""Routes of the REST API (mounted at /api/): every domain's views, in one map."""
 
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from tournaments.api import (
-    auth,
-    bots,
-    challenges,
-    games,
-    matches,
-    ratings,
-    schedules,
-    tournaments,
-    version_tests,  # version tests
-)
+from tournaments.accounts import api as accounts
+from tournaments.bots import api as bots
+from tournaments.competitions.api import challenges, schedules, tournaments, version_tests
+from tournaments.games import api as games
+from tournaments.matches import api as matches
+from tournaments.ratings import api as ratings
 
 urlpatterns = [
-    path("auth/token/", auth.TokenApi.as_view(), name="api-token"),
-    path("users/", auth.UserCreateApi.as_view(), name="api-users"),
-    path("users/me/", auth.MeApi.as_view(), name="api-me"),
+    path("auth/token/", accounts.TokenApi.as_view(), name="api-token"),
+    path("users/", accounts.UserCreateApi.as_view(), name="api-users"),
+    path("users/me/", accounts.MeApi.as_view(), name="api-me"),
     path("games/", games.GameListApi.as_view(), name="api-games"),
     path("games/<str:game_id>/", games.GameDetailApi.as_view(), name="api-game"),
     path("games/<str:game_id>/rules/", games.GameRulesApi.as_view(), name="api-game-rules"),
@@ -58,11 +53,8 @@ urlpatterns = [
     path("ratings/", ratings.RatingListApi.as_view(), name="api-ratings"),
     path("challenges/", challenges.ChallengeListCreateApi.as_view(), name="api-challenges"),
     path("challenges/<int:challenge_id>/", challenges.ChallengeDetailApi.as_view(), name="api-challenge"),
-    # -- recurring round robins --
     path("schedules/", schedules.ScheduleListCreateApi.as_view(), name="api-schedules"),
     path("schedules/<int:schedule_id>/", schedules.ScheduleDetailApi.as_view(), name="api-schedule"),
-    # -- end recurring round robins --
-    # -- version tests --
     path(
         "bots/<int:bot_id>/version-tests/", version_tests.VersionTestListCreateApi.as_view(), name="api-version-tests"
     ),
@@ -76,7 +68,6 @@ urlpatterns = [
         version_tests.VersionTestCancelApi.as_view(),
         name="api-version-test-cancel",
     ),
-    # -- end version tests --
     # The OpenAPI 3 schema and its interactive docs (assets from drf-spectacular-sidecar, no CDN).
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

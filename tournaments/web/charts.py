@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from tournaments.models import RatingChange
+from tournaments.ratings.models import RatingChange
 
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 WIDTH, HEIGHT = 640, 220

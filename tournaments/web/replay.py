@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engines import IllegalMoveError, InvalidOptionsError, UnknownEngineError, get_engine
-from tournaments.models import Match
+from tournaments.matches.models import Match
 
 # Keys a seat's own observation adds to the public one: the only secrets embedded.
 PRIVATE_KEYS = ("hand",)

@@ -14,13 +14,15 @@ from django.shortcuts import render
 from django.utils.safestring import SafeString, mark_safe
 
 from engines import UnknownEngineError, get_engine
-from tournaments.models import Game, Match, MatchSeat, Tournament
-from tournaments.selectors.bots import bot_get, bot_versions
-from tournaments.selectors.games import game_default_pool, game_list, game_rating_pools
-from tournaments.selectors.matches import match_get, match_list
-from tournaments.selectors.ratings import bot_ratings, leaderboard, rating_history
-from tournaments.selectors.standings import tournament_progress, tournament_table
-from tournaments.selectors.tournaments import tournament_get, tournament_list
+from tournaments.bots.selectors import bot_get, bot_versions
+from tournaments.competitions.models import Tournament
+from tournaments.competitions.selectors.standings import tournament_progress, tournament_table
+from tournaments.competitions.selectors.tournaments import tournament_get, tournament_list
+from tournaments.games.models import Game
+from tournaments.games.selectors import game_default_pool, game_list, game_rating_pools
+from tournaments.matches.models import Match, MatchSeat
+from tournaments.matches.selectors import match_get, match_list
+from tournaments.ratings.selectors import bot_ratings, leaderboard, rating_history
 from tournaments.web.charts import rating_charts
 from tournaments.web.replay import replay_build
 
@@ -182,7 +184,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     charts = rating_charts(rating_history(bot=bot))
     recent = _match_rows(match_list(bot_id=bot.id)[:RECENT_MATCHES])
     # -- version tests: the latest few, with LLR and bounds (one query) --
-    from tournaments.selectors.version_tests import version_test_list
+    from tournaments.competitions.selectors.version_tests import version_test_list
 
     version_tests = list(version_test_list(bot=bot)[:RECENT_VERSION_TESTS])
     # -- end version tests --

@@ -19,10 +19,11 @@ from django.core.management.base import BaseCommand
 from rest_framework.authtoken.models import Token
 
 from engines import Engine, all_engines
-from tournaments.models import Bot, BotVersion, Tournament
-from tournaments.services.bots import bot_create, bot_version_create
-from tournaments.services.games import game_sync
-from tournaments.services.tournaments import tournament_create, tournament_start
+from tournaments.bots.models import Bot, BotVersion
+from tournaments.bots.services import bot_create, bot_version_create
+from tournaments.competitions.models import Tournament
+from tournaments.competitions.services.tournaments import tournament_create, tournament_start
+from tournaments.games.services import game_sync
 
 DEMO_PLY_CAP = 150
 DEMO_CLOCK = {"move_ms": 1000, "game_ms": 30000, "startup_ms": 5000}

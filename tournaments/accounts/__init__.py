@@ -1,0 +1,1 @@
+"""User accounts: sign-up and API tokens."""

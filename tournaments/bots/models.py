@@ -1,0 +1,82 @@
+"""Bots and their versions: what users upload.
+
+A version is an immutable package; retiring it only records that its owner
+no longer wants it picked as the bot's current version.  Versions are
+history (matches and ratings point at them), so foreign keys into them use
+PROTECT.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Bot(models.Model):
+    class Visibility(models.TextChoices):
+        PUBLIC = "public", "Public"
+        PRIVATE = "private", "Private"
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="bots")
+    game = models.ForeignKey("games.Game", on_delete=models.PROTECT, related_name="bots")
+    name = models.CharField(max_length=64)
+    description = models.TextField(blank=True)
+    visibility = models.CharField(max_length=10, choices=Visibility.choices, default=Visibility.PUBLIC)
+    active = models.BooleanField(default=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game_id", "name", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "name", "game"], name="bot_unique_owner_name_game"),
+            models.CheckConstraint(condition=Q(visibility__in=["public", "private"]), name="bot_visibility_valid"),
+            models.CheckConstraint(condition=~Q(name=""), name="bot_name_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.game_id})"
+
+
+class BotVersion(models.Model):
+    """An uploaded package.  Never changed after creation."""
+
+    bot = models.ForeignKey(Bot, on_delete=models.PROTECT, related_name="versions")
+    number = models.PositiveIntegerField()
+    package = models.BinaryField(editable=False)
+    filename = models.CharField(max_length=255)
+    checksum = models.CharField(max_length=64, help_text="sha256 of the package bytes")
+    size = models.PositiveIntegerField()
+    kind = models.CharField(max_length=40, blank=True)
+    command = models.JSONField(default=list)
+    unpacked_bytes = models.PositiveBigIntegerField(default=0)
+    notes = models.TextField(blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["bot_id", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["bot", "number"], name="botversion_unique_number"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="botversion_number_positive"),
+            models.CheckConstraint(condition=Q(size__gt=0), name="botversion_size_positive"),
+        ]
+        # The leaderboard's "no newer version" anti-join reads (bot, number, id) of every
+        # version; covering them lets PostgreSQL skip the heap rows (packages sit inline).
+        # SQLite builds the index without the covered column (hence models.W040 is silenced).
+        indexes = [models.Index(fields=["bot", "number"], include=["id"], name="botversion_bot_number_cover")]
+
+    def __str__(self) -> str:
+        return f"{self.bot.name} v{self.number}"
+
+
+class BotVersionRetirement(models.Model):
+    """Marks a version retired; the version row itself stays immutable."""
+
+    bot_version = models.OneToOneField(
+        BotVersion, on_delete=models.PROTECT, related_name="retirement", primary_key=True
+    )
+    retired_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    retired_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"version {self.bot_version_id} retired"

@@ -1,0 +1,140 @@
+"""Bots and their immutable versions."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from tournaments.bots.models import Bot, BotVersion, BotVersionRetirement
+from tournaments.errors import ConflictError, ForbiddenError, ServiceError
+from tournaments.games.models import Game
+
+BOT_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+def _package_inspect(*, data: bytes, filename: str) -> Any:
+    """Validate a package without writing anything; ServiceError with the reason otherwise."""
+    from workers.packages import PackageError, inspect_package
+
+    limit = settings.ARBITER_MAX_PACKAGE_BYTES
+    if not data:
+        raise ServiceError("The package is empty.", code="invalid_package", fields={"package": ["empty file"]})
+    if len(data) > limit:
+        raise ServiceError(
+            f"The package is {len(data)} bytes; the limit is {limit} bytes.",
+            code="package_too_large",
+            fields={"package": [f"larger than {limit} bytes"]},
+        )
+    try:
+        return inspect_package(data, filename)
+    except PackageError as exc:
+        raise ServiceError(f"Invalid package: {exc}", code="invalid_package", fields={"package": [str(exc)]}) from exc
+
+
+def _game_get(*, game_id: str) -> Game:
+    game = Game.objects.filter(id=game_id, available=True).first()
+    if game is None:
+        raise ServiceError(f"Unknown game {game_id!r}.", code="unknown_game", fields={"game": ["unknown game"]})
+    return game
+
+
+def bot_create(
+    *,
+    owner: Any,
+    game_id: str,
+    name: str,
+    package: bytes,
+    filename: str,
+    visibility: str = Bot.Visibility.PUBLIC,
+    description: str = "",
+    notes: str = "",
+) -> BotVersion:
+    """Create a bot with its first version.  Nothing is stored unless the package is valid."""
+    game = _game_get(game_id=game_id)
+    if not BOT_NAME_RE.match(name or ""):
+        raise ServiceError(
+            "A bot name is 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit.",
+            fields={"name": ["invalid name"]},
+        )
+    if visibility not in Bot.Visibility.values:
+        raise ServiceError("Visibility is 'public' or 'private'.", fields={"visibility": ["invalid choice"]})
+    info = _package_inspect(data=package, filename=filename)
+    try:
+        with transaction.atomic():
+            bot = Bot.objects.create(owner=owner, game=game, name=name, visibility=visibility, description=description)
+            return _version_create(bot=bot, number=1, package=package, filename=filename, info=info, notes=notes)
+    except IntegrityError as exc:
+        raise ConflictError(
+            f"You already have a bot named {name!r} for {game.id}.", fields={"name": ["already exists"]}
+        ) from exc
+
+
+def _version_create(*, bot: Bot, number: int, package: bytes, filename: str, info: Any, notes: str) -> BotVersion:
+    return BotVersion.objects.create(
+        bot=bot,
+        number=number,
+        package=package,
+        filename=filename[:255],
+        checksum=hashlib.sha256(package).hexdigest(),
+        size=len(package),
+        kind=str(info.kind),
+        command=list(info.command),
+        unpacked_bytes=int(info.unpacked_bytes),
+        notes=notes,
+    )
+
+
+def bot_version_create(*, bot: Bot, user: Any, package: bytes, filename: str, notes: str = "") -> BotVersion:
+    """Upload a new version of ``bot``; its rating starts from the previous version's."""
+    if bot.owner_id != user.id:
+        raise ForbiddenError("Only the bot's owner can upload versions.")
+    if not bot.active:
+        raise ServiceError("This bot is deactivated.", code="bot_inactive")
+    info = _package_inspect(data=package, filename=filename)
+    with transaction.atomic():
+        # Lock the bot so two concurrent uploads do not both pick the same number.
+        locked = Bot.objects.select_for_update().get(pk=bot.pk)
+        last = locked.versions.order_by("-number").values_list("number", flat=True).first() or 0
+        return _version_create(bot=locked, number=last + 1, package=package, filename=filename, info=info, notes=notes)
+
+
+def bot_deactivate(*, bot: Bot, user: Any) -> Bot:
+    """Withdraw a bot from new tournaments; its history stays."""
+    if bot.owner_id != user.id and not user.is_staff:
+        raise ForbiddenError("Only the bot's owner can deactivate it.")
+    Bot.objects.filter(pk=bot.pk).update(active=False)
+    bot.active = False
+    return bot
+
+
+def bot_update(*, bot: Bot, user: Any, visibility: str | None = None, description: str | None = None) -> Bot:
+    """Change a bot's visibility or description."""
+    if bot.owner_id != user.id:
+        raise ForbiddenError("Only the bot's owner can change it.")
+    fields = []
+    if visibility is not None:
+        if visibility not in Bot.Visibility.values:
+            raise ServiceError("Visibility is 'public' or 'private'.", fields={"visibility": ["invalid choice"]})
+        bot.visibility = visibility
+        fields.append("visibility")
+    if description is not None:
+        bot.description = description
+        fields.append("description")
+    if fields:
+        bot.save(update_fields=fields)
+    return bot
+
+
+def bot_version_retire(*, version: BotVersion, user: Any) -> BotVersionRetirement:
+    """Retire ``version``; only the bot's owner or staff may, and only once."""
+    if version.bot.owner_id != user.id and not user.is_staff:
+        raise ForbiddenError("Only the bot's owner can retire its versions.")
+    try:
+        with transaction.atomic():
+            return BotVersionRetirement.objects.create(bot_version=version, retired_by=user)
+    except IntegrityError as exc:
+        raise ConflictError(f"Version {version.number} is already retired.", code="already_retired") from exc

@@ -1,0 +1,1 @@
+"""Competitions: round robins, schedules, ladders, challenges and version tests."""

@@ -1,0 +1,150 @@
+"""Challenges: ask for unrated games against any public bot of the same game; follow their results."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiExample, extend_schema
+from rest_framework import permissions, serializers, status
+from rest_framework.generics import GenericAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from tournaments.api.common import found, id_field, user_of
+from tournaments.api.pagination import Pagination
+from tournaments.api.schema import error
+from tournaments.api.throttles import ArbiterScopedThrottle
+from tournaments.competitions.filters import ChallengeFilter
+from tournaments.competitions.models import Challenge
+from tournaments.competitions.selectors.challenges import (
+    challenge_get,
+    challenge_list,
+    challenge_matches,
+    challenge_score,
+    challenge_status,
+)
+from tournaments.competitions.services.challenges import challenge_create
+from tournaments.matches.api import MatchSerializer, match_body
+
+
+class ChallengeInputSerializer(serializers.Serializer):
+    bot = id_field(help_text="Your bot's id.")
+    opponent = id_field(help_text="Any public bot of the same game (or another of yours).")
+    games = serializers.IntegerField(
+        default=1, min_value=1, max_value=100, help_text="How many games (at most ARBITER_CHALLENGE_MAX_GAMES)."
+    )
+    swap_seats = serializers.BooleanField(default=True, help_text="Change sides every game.")
+    seats = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=2, max_value=100)
+    options = serializers.DictField(required=False, default=dict)
+    move_ms = serializers.IntegerField(default=1000, min_value=1, max_value=60_000)
+    game_ms = serializers.IntegerField(default=60000, min_value=1, max_value=3_600_000)
+    startup_ms = serializers.IntegerField(default=10000, min_value=1, max_value=60_000)
+
+
+class ChallengeSideSerializer(serializers.Serializer):
+    bot = serializers.IntegerField(source="bot_id")
+    bot_name = serializers.CharField(source="bot.name")
+    owner = serializers.CharField(source="bot.owner.username")
+    bot_version = serializers.IntegerField(source="id")
+    version = serializers.IntegerField(source="number")
+
+
+class ScoreSerializer(serializers.Serializer):
+    wins = serializers.IntegerField()
+    draws = serializers.IntegerField()
+    losses = serializers.IntegerField()
+    points = serializers.FloatField()
+
+
+class ChallengeOutputSerializer(serializers.ModelSerializer):
+    challenger = serializers.CharField(source="challenger.username")
+    game = serializers.CharField(source="game_id")
+    options = serializers.DictField(child=serializers.JSONField())
+    bot = ChallengeSideSerializer(source="bot_version")
+    opponent = ChallengeSideSerializer(source="opponent_version")
+    status = serializers.SerializerMethodField(help_text="queued, running, or finished (no game left to play).")
+    progress = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Challenge
+        fields = [
+            "id", "challenger", "game", "bot", "opponent", "games", "swap_seats", "seats", "options",
+            "move_ms", "game_ms", "startup_ms", "created", "status", "progress",
+        ]  # fmt: skip
+
+    def get_status(self, challenge: Challenge) -> str:
+        return challenge_status(challenge)
+
+    def get_progress(self, challenge: Challenge) -> dict[str, int]:
+        return {s: getattr(challenge, f"n_{s}") for s in ("queued", "running", "finished", "errored", "cancelled")}
+
+
+class ChallengeDetailSerializer(ChallengeOutputSerializer):
+    score = ScoreSerializer(help_text="The challenger's bot's results over the finished games.")
+    matches = MatchSerializer(many=True)
+
+    class Meta(ChallengeOutputSerializer.Meta):
+        fields = [*ChallengeOutputSerializer.Meta.fields, "score", "matches"]
+
+
+def _detail(challenge: Challenge, user: Any) -> dict[str, Any]:
+    matches = challenge_matches(challenge=challenge)
+    body = dict(ChallengeOutputSerializer(challenge).data)
+    body["score"] = challenge_score(challenge=challenge, matches=matches)
+    body["matches"] = []
+    for match in matches:
+        match.challenge_id = challenge.id  # type: ignore[attr-defined]
+        body["matches"].append(match_body(match, user=user, detail=False))
+    return body
+
+
+class ChallengeListCreateApi(GenericAPIView):
+    permission_classes = [permissions.IsAuthenticated]
+    filterset_class = ChallengeFilter
+    pagination_class = Pagination
+    serializer_class = ChallengeOutputSerializer
+    throttle_classes = [ArbiterScopedThrottle]
+    throttle_scope = "challenges"
+
+    def get_queryset(self) -> Any:
+        return challenge_list(user=user_of(self.request))
+
+    @extend_schema(
+        summary="Your challenges",
+        responses=ChallengeOutputSerializer(many=True),
+        description="Those you made and those against your bots.",
+    )
+    def get(self, request: Request) -> Response:
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        return self.get_paginated_response(ChallengeOutputSerializer(page, many=True).data)
+
+    @extend_schema(
+        summary="Challenge a bot",
+        description="Queues `games` unrated games between your bot and the opponent, sides swapped every game "
+        "unless `swap_seats` is false. Each bot plays its newest version that is not retired.",
+        request=ChallengeInputSerializer,
+        responses={
+            201: ChallengeDetailSerializer,
+            429: error("Too many challenges: today's limit per user, or the `challenges` request rate."),
+        },
+        examples=[OpenApiExample("best of four", value={"bot": 1, "opponent": 2, "games": 4}, request_only=True)],
+    )
+    def post(self, request: Request) -> Response:
+        data = ChallengeInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = dict(data.validated_data)
+        challenge = challenge_create(
+            challenger=request.user, bot_id=values.pop("bot"), opponent_id=values.pop("opponent"), **values
+        )
+        challenge = challenge_get(user=request.user, challenge_id=challenge.id)
+        return Response(_detail(challenge, request.user), status=status.HTTP_201_CREATED)
+
+
+class ChallengeDetailApi(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(summary="A challenge with its games and score", responses={200: ChallengeDetailSerializer})
+    def get(self, request: Request, challenge_id: int) -> Response:
+        challenge = found(challenge_get(user=request.user, challenge_id=challenge_id), "challenge")
+        return Response(_detail(challenge, request.user))

@@ -1,0 +1,242 @@
+"""Round-robin tournaments: create, start, cancel, progress, standings, crosstable."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiExample, extend_schema
+from rest_framework import serializers, status
+from rest_framework.generics import GenericAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from tournaments.api.common import found, id_field
+from tournaments.api.pagination import Pagination
+from tournaments.api.schema import error
+from tournaments.competitions.filters import TournamentFilter
+from tournaments.competitions.models import Tournament
+from tournaments.competitions.selectors.standings import (
+    tournament_crosstable,
+    tournament_progress,
+    tournament_standings_with_fit,
+)
+from tournaments.competitions.selectors.tournaments import tournament_get, tournament_list, tournament_participants
+from tournaments.competitions.services.tournaments import tournament_cancel, tournament_create, tournament_start
+
+
+class TournamentOutputSerializer(serializers.ModelSerializer):
+    owner = serializers.CharField(source="owner.username")
+    game = serializers.CharField(source="game_id")
+    options = serializers.DictField(child=serializers.JSONField())
+
+    class Meta:
+        model = Tournament
+        fields = [
+            "id", "name", "game", "owner", "options", "seats", "format", "games_per_pairing",
+            "move_ms", "game_ms", "startup_ms", "rated", "rating_pool", "status",
+            "created", "started", "finished",
+            "start_at", "all_active", "schedule",  # scheduled and recurring tournaments
+        ]  # fmt: skip
+
+
+class ParticipantSerializer(serializers.Serializer):
+    bot_version = serializers.IntegerField()
+    bot = serializers.IntegerField()
+    bot_name = serializers.CharField()
+    version = serializers.IntegerField()
+
+
+class ProgressSerializer(serializers.Serializer):
+    total = serializers.IntegerField()
+    queued = serializers.IntegerField()
+    running = serializers.IntegerField()
+    finished = serializers.IntegerField()
+    errored = serializers.IntegerField()
+    cancelled = serializers.IntegerField()
+
+
+class TournamentDetailSerializer(TournamentOutputSerializer):
+    participants = ParticipantSerializer(many=True)
+    progress = ProgressSerializer()
+
+    class Meta(TournamentOutputSerializer.Meta):
+        fields = [*TournamentOutputSerializer.Meta.fields, "participants", "progress"]
+
+
+class StandingsSerializer(serializers.Serializer):
+    tournament = serializers.IntegerField()
+    status = serializers.CharField()
+    rating_pool = serializers.CharField()
+    progress = ProgressSerializer()
+    standings = serializers.ListField(
+        child=serializers.DictField(child=serializers.JSONField()),
+        help_text="Per participant, best first: place, games, W/D/L, points, score %, Sonneborn-Berger, forfeits, "
+        "Elo and performance.",
+    )
+    # -- performance table: rows also carry perf_elo, ci_low, ci_high, los_next --
+    performance_fit = serializers.DictField(
+        child=serializers.JSONField(),
+        help_text="The whole-tournament Bradley-Terry fit behind perf_elo: computed_at (null: fitted for this "
+        "request), stale (a large tournament's table awaiting its debounced refit), matches, anchor, "
+        "first_move_advantage, first_move_stderr, components.",
+    )
+
+
+class CrosstableSerializer(serializers.Serializer):
+    tournament = serializers.IntegerField()
+    participants = ParticipantSerializer(many=True)
+    rows = serializers.ListField(child=serializers.JSONField(), help_text="One row per participant, standings order.")
+
+
+class TournamentInputSerializer(serializers.Serializer):
+    game = serializers.CharField(max_length=40)
+    name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    participants = serializers.ListField(
+        child=id_field(),
+        max_length=200,
+        required=False,
+        default=list,
+        help_text="Bot ids (leave out with all_active).",
+    )
+    versions = serializers.ListField(
+        child=id_field(),
+        required=False,
+        default=list,
+        max_length=200,
+        help_text="Bot version ids to pin (one per bot, each bot a participant); other bots play their newest "
+        "version that is not retired.",
+    )
+    options = serializers.DictField(required=False, default=dict)
+    seats = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=2, max_value=100)
+    format = serializers.ChoiceField(choices=Tournament.Format.choices, default=Tournament.Format.SINGLE)
+    games_per_pairing = serializers.IntegerField(default=2, min_value=1, max_value=100)
+    move_ms = serializers.IntegerField(default=1000, min_value=1, max_value=60_000)
+    game_ms = serializers.IntegerField(default=60000, min_value=1, max_value=3_600_000)
+    startup_ms = serializers.IntegerField(default=10000, min_value=1, max_value=60_000)
+    rated = serializers.BooleanField(default=True)
+    start = serializers.BooleanField(default=False, help_text="Start at once (else POST .../start/ later).")
+    # -- scheduled and recurring tournaments --
+    start_at = serializers.DateTimeField(
+        required=False, allow_null=True, default=None, help_text="It starts itself then (a draft until then)."
+    )
+    all_active = serializers.BooleanField(
+        default=False, help_text="Participants: the latest version of every active bot of the game, at start."
+    )
+    # -- end scheduled and recurring tournaments --
+
+
+def _tournament(tournament_id: int) -> Tournament:
+    return found(tournament_get(tournament_id=tournament_id), "tournament")
+
+
+def _detail(tournament: Tournament) -> dict[str, Any]:
+    body = dict(TournamentOutputSerializer(tournament).data)
+    body["participants"] = tournament_participants(tournament=tournament)
+    body["progress"] = tournament_progress(tournament=tournament)
+    return body
+
+
+class TournamentListCreateApi(GenericAPIView):
+    filterset_class = TournamentFilter
+    pagination_class = Pagination
+    serializer_class = TournamentOutputSerializer
+
+    def get_queryset(self) -> Any:
+        return tournament_list()
+
+    @extend_schema(summary="List tournaments", responses=TournamentOutputSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        return self.get_paginated_response(TournamentOutputSerializer(page, many=True).data)
+
+    @extend_schema(
+        summary="Create a round robin",
+        request=TournamentInputSerializer,
+        responses={201: TournamentDetailSerializer},
+        examples=[
+            OpenApiExample(
+                "two bots, double round robin",
+                value={"game": "gamesup", "participants": [1, 2], "format": "double", "games_per_pairing": 2,
+                       "move_ms": 1000, "game_ms": 60000, "startup_ms": 10000, "start": True},
+                request_only=True,
+            )
+        ],
+    )  # fmt: skip
+    def post(self, request: Request) -> Response:
+        data = TournamentInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = dict(data.validated_data)
+        start = values.pop("start")
+        tournament = tournament_create(
+            owner=request.user,
+            version_ids=values.pop("versions"),
+            game_id=values.pop("game"),
+            bot_ids=values.pop("participants"),
+            **values,
+        )
+        if start:
+            tournament = tournament_start(tournament=tournament, user=request.user)
+        return Response(_detail(_tournament(tournament.id)), status=status.HTTP_201_CREATED)
+
+
+class TournamentDetailApi(APIView):
+    @extend_schema(summary="A tournament with participants and progress", responses={200: TournamentDetailSerializer})
+    def get(self, request: Request, tournament_id: int) -> Response:
+        return Response(_detail(_tournament(tournament_id)))
+
+
+class TournamentStartApi(APIView):
+    @extend_schema(
+        summary="Start a draft tournament",
+        request=None,
+        responses={200: TournamentDetailSerializer, 409: error("The tournament is not a draft.")},
+    )
+    def post(self, request: Request, tournament_id: int) -> Response:
+        tournament = tournament_start(tournament=_tournament(tournament_id), user=request.user)
+        return Response(_detail(_tournament(tournament.id)))
+
+
+class TournamentCancelApi(APIView):
+    @extend_schema(
+        summary="Cancel a tournament",
+        description="Queued matches are cancelled; running ones finish.",
+        request=None,
+        responses={200: TournamentDetailSerializer, 409: error("Already finished or cancelled.")},
+    )
+    def post(self, request: Request, tournament_id: int) -> Response:
+        tournament = tournament_cancel(tournament=_tournament(tournament_id), user=request.user)
+        return Response(_detail(_tournament(tournament.id)))
+
+
+class TournamentStandingsApi(APIView):
+    @extend_schema(summary="Standings", responses={200: StandingsSerializer})
+    def get(self, request: Request, tournament_id: int) -> Response:
+        tournament = _tournament(tournament_id)
+        return Response(
+            {
+                "tournament": tournament.id,
+                "status": tournament.status,
+                "rating_pool": tournament.rating_pool,
+                "progress": tournament_progress(tournament=tournament),
+                **_standings_with_performance(tournament),
+            }
+        )
+
+
+# -- performance table (tournaments.competitions.selectors.performance): perf_elo, ci_low, ci_high, los_next per row --
+
+
+def _standings_with_performance(tournament: Tournament) -> dict[str, Any]:
+    """The standings rows with the cached whole-tournament fit merged in, and the fit's summary."""
+    return tournament_standings_with_fit(tournament=tournament)
+
+
+# -- end performance table --
+
+
+class TournamentCrosstableApi(APIView):
+    @extend_schema(summary="Crosstable", responses={200: CrosstableSerializer})
+    def get(self, request: Request, tournament_id: int) -> Response:
+        tournament = _tournament(tournament_id)
+        return Response({"tournament": tournament.id, **tournament_crosstable(tournament=tournament)})

@@ -1,0 +1,30 @@
+"""Competitions: round robins, schedules, ladders, challenges and version tests."""
+
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class CompetitionsConfig(AppConfig):
+    name = "tournaments.competitions"
+    label = "competitions"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # What each kind of match does when one ends (the order is documented in
+        # tournaments/matches/life.py).  Imported here: services need the app registry.
+        from tournaments.competitions.services import ladders, performance, tournaments, version_tests
+        from tournaments.matches.life import KindHooks, match_kind_register
+        from tournaments.matches.models import Match
+
+        match_kind_register(
+            Match.Kind.TOURNAMENT,
+            KindHooks(
+                ended=tournaments.tournament_match_ended,
+                committed=performance.performance_match_recorded,
+                requeued=tournaments.tournament_match_requeued,
+            ),
+        )
+        match_kind_register(Match.Kind.VERSION_TEST, KindHooks(ended=version_tests.version_test_match_ended))
+        match_kind_register(Match.Kind.LADDER, KindHooks(committed=ladders.ladder_match_ended))
+        match_kind_register(Match.Kind.CHALLENGE, KindHooks())

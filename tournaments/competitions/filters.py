@@ -1,0 +1,31 @@
+"""Query-string filters of the tournament and challenge lists."""
+
+from __future__ import annotations
+
+import django_filters as filters
+
+from tournaments.api.filters import IdFilter
+from tournaments.competitions.models import Challenge, Tournament
+
+
+class TournamentFilter(filters.FilterSet):
+    game = filters.CharFilter(field_name="game_id", help_text="Only tournaments of this game.")
+    status = filters.ChoiceFilter(choices=Tournament.Status.choices, help_text="Only tournaments in this state.")
+    owner = filters.CharFilter(field_name="owner__username", help_text="Only tournaments of this user (username).")
+    rated = filters.BooleanFilter(help_text="Only rated (true) or unrated (false) tournaments.")
+    ordering = filters.OrderingFilter(fields=(("created", "created"), ("id", "id"), ("name", "name")))
+
+    class Meta:
+        model = Tournament
+        fields: list[str] = []
+
+
+class ChallengeFilter(filters.FilterSet):
+    game = filters.CharFilter(field_name="game_id", help_text="Only challenges of this game.")
+    bot = IdFilter(field_name="bot_version__bot_id", help_text="The challenger's bot.")
+    opponent = IdFilter(field_name="opponent_version__bot_id", help_text="The challenged bot.")
+    ordering = filters.OrderingFilter(fields=(("created", "created"), ("id", "id")))
+
+    class Meta:
+        model = Challenge
+        fields: list[str] = []

@@ -1,0 +1,19 @@
+"""Every way matches are made: round robins (with schedules), ladders, challenges and version tests."""
+
+from tournaments.competitions.models.challenges import Challenge, ChallengeMatch
+from tournaments.competitions.models.ladders import Ladder
+from tournaments.competitions.models.schedules import TournamentSchedule
+from tournaments.competitions.models.tournaments import Participant, PerformanceFit, Tournament
+from tournaments.competitions.models.version_tests import VersionTest, VersionTestMatch
+
+__all__ = [
+    "Challenge",
+    "ChallengeMatch",
+    "Ladder",
+    "Participant",
+    "PerformanceFit",
+    "Tournament",
+    "TournamentSchedule",
+    "VersionTest",
+    "VersionTestMatch",
+]

@@ -1,0 +1,110 @@
+"""Round robins: a tournament, its participants, and its cached performance table.
+
+Writes go through ``tournaments.competitions.services.tournaments`` (and
+``.performance`` for the cached table, a cache: deleting its rows loses
+nothing but time).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from tournaments.matches.models import ClockFields
+
+
+class Tournament(ClockFields):
+    class Format(models.TextChoices):
+        SINGLE = "single", "Single round robin"
+        DOUBLE = "double", "Double round robin"
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        RUNNING = "running", "Running"
+        FINISHED = "finished", "Finished"
+        CANCELLED = "cancelled", "Cancelled"
+
+    game = models.ForeignKey("games.Game", on_delete=models.PROTECT, related_name="tournaments")
+    name = models.CharField(max_length=200)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tournaments")
+    options = models.JSONField(default=dict)
+    seats = models.PositiveSmallIntegerField()
+    format = models.CharField(max_length=10, choices=Format.choices, default=Format.SINGLE)
+    games_per_pairing = models.PositiveSmallIntegerField(default=2)
+    rated = models.BooleanField(default=True)
+    rating_pool = models.CharField(max_length=200)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    participants = models.ManyToManyField("bots.BotVersion", through="Participant", related_name="tournaments")
+    created = models.DateTimeField(auto_now_add=True)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+    # Scheduled and recurring tournaments (services/schedules.py).
+    start_at = models.DateTimeField(null=True, blank=True, db_index=True, help_text="starts itself then (UTC)")
+    all_active = models.BooleanField(
+        default=False, help_text="participants: every active bot of the game (latest version) at start time"
+    )
+    schedule = models.ForeignKey(
+        "competitions.TournamentSchedule", on_delete=models.SET_NULL, null=True, blank=True, related_name="editions"
+    )
+
+    class Meta:
+        ordering = ["-created", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(seats__gte=2), name="tournament_seats_at_least_two"),
+            models.CheckConstraint(
+                condition=Q(games_per_pairing__gte=1) & Q(games_per_pairing__lte=100), name="tournament_games_range"
+            ),
+            models.CheckConstraint(
+                condition=Q(move_ms__gte=1) & Q(game_ms__gte=1) & Q(startup_ms__gte=1),
+                name="tournament_clocks_positive",
+            ),
+            models.CheckConstraint(condition=Q(format__in=["single", "double"]), name="tournament_format_valid"),
+            models.CheckConstraint(
+                condition=Q(status__in=["draft", "running", "finished", "cancelled"]), name="tournament_status_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Participant(models.Model):
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entries")
+    bot_version = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="entries")
+    # Position in the participant list; the schedule's rotation is built on it.
+    number = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["tournament_id", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "bot_version"], name="participant_unique_version"),
+            models.UniqueConstraint(fields=["tournament", "number"], name="participant_unique_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tournament_id}#{self.number}: {self.bot_version_id}"
+
+
+class PerformanceFit(models.Model):
+    """The whole-tournament Bradley-Terry table for one tournament and rating pool."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="performance_fits")
+    pool = models.CharField(max_length=200)
+    # Per bot version (id as text): perf_elo, stderr, ci_low, ci_high, los_next, games;
+    # plus the table order used for LOS, the anchor and the first-seat term.
+    payload = models.JSONField(default=dict, blank=True)
+    # Finished matches the payload was fitted on: the freshness stamp.
+    matches = models.PositiveIntegerField(default=0)
+    computed_at = models.DateTimeField(null=True, blank=True)
+    # When the pending refit was requested (None: none pending); see the service's debounce.
+    requested_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["tournament_id", "pool"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "pool"], name="performancefit_unique_tournament_pool"),
+        ]
+
+    def __str__(self) -> str:
+        return f"performance of tournament {self.tournament_id} ({self.pool})"

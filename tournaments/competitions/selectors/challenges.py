@@ -1,0 +1,77 @@
+"""Reading challenges: who sees which, their progress and score."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, Prefetch, Q, QuerySet
+
+from tournaments.competitions.models import Challenge
+from tournaments.matches.models import Match, MatchSeat
+
+_PENDING = (Match.Status.QUEUED, Match.Status.RUNNING)
+
+
+def challenge_list(*, user: Any) -> QuerySet[Challenge]:
+    """Challenges the user made or whose opponent is one of their bots; staff see all.
+
+    Each carries counts of its matches by status (``n_<status>``).
+    """
+    challenges = Challenge.objects.select_related("challenger", "bot_version__bot", "opponent_version__bot").defer(
+        "bot_version__package", "opponent_version__package"
+    )
+    if not getattr(user, "is_staff", False):
+        if user is None or not user.is_authenticated:
+            return challenges.none()
+        challenges = challenges.filter(Q(challenger_id=user.id) | Q(opponent_version__bot__owner_id=user.id))
+    counts = {f"n_{status}": Count("links", filter=Q(links__match__status=status)) for status in Match.Status.values}
+    return challenges.annotate(**counts).order_by("-id")
+
+
+def challenge_get(*, user: Any, challenge_id: int) -> Challenge | None:
+    """The challenge if the user may see it."""
+    return challenge_list(user=user).filter(id=challenge_id).first()
+
+
+def challenge_status(challenge: Challenge) -> str:
+    """queued (nothing started), running, or finished (no match left to play)."""
+    pending = challenge.n_queued + challenge.n_running  # type: ignore[attr-defined]
+    if pending == 0:
+        return "finished"
+    if challenge.n_queued == challenge.games:  # type: ignore[attr-defined]
+        return "queued"
+    return "running"
+
+
+def challenge_matches(*, challenge: Challenge) -> list[Match]:
+    """The challenge's matches in game order, with their seats."""
+    return list(
+        Match.objects.filter(challenge_link__challenge=challenge)
+        .defer("moves")
+        .prefetch_related(
+            Prefetch(
+                "match_seats",
+                queryset=MatchSeat.objects.select_related("bot_version__bot").defer("stderr", "bot_version__package"),
+            )
+        )
+        .order_by("challenge_link__number")
+    )
+
+
+def challenge_score(*, challenge: Challenge, matches: list[Match]) -> dict[str, Any]:
+    """Wins, draws and losses of the challenger's bot over the finished games, and its points."""
+    wins = draws = losses = 0
+    for match in matches:
+        if match.status != Match.Status.FINISHED:
+            continue
+        ranks = {s.bot_version_id: s.rank for s in match.match_seats.all() if s.rank is not None}
+        mine, theirs = ranks.get(challenge.bot_version_id), ranks.get(challenge.opponent_version_id)
+        if mine is None or theirs is None:
+            continue
+        if mine < theirs:
+            wins += 1
+        elif mine == theirs:
+            draws += 1
+        else:
+            losses += 1
+    return {"wins": wins, "draws": draws, "losses": losses, "points": wins + draws / 2}

@@ -1,0 +1,181 @@
+"""The tournament performance table (ratings.md, "Performance rating with confidence").
+
+The fit itself is pure (``tournaments.ratings.stats``); this module gathers its
+input from the database and reads the cached table that
+``tournaments.competitions.services.performance`` keeps.  Nothing here writes.
+
+A cached table is fresh when it was computed from the same finished matches
+and for the same table order (LOS is "over the next row", so it depends on
+the order).  When it is not:
+
+* with no table yet, or a small field (at most
+  ``ARBITER_PERFORMANCE_LIVE_MAX_PLAYERS``, default 40, where a fit costs
+  milliseconds), the table is fitted on the spot and returned unstored;
+* otherwise the stale table is served, marked ``stale``, rather than
+  refitting a large tournament on every request while it runs: a finished
+  match has already asked for a refit, due within the debounce window.  A
+  row keeps its ``los_next`` only if the row below it is still the one the
+  table was fitted for; otherwise ``los_next`` is None rather than wrong.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from django.conf import settings
+
+from engines import UnknownEngineError, get_engine
+from tournaments.competitions.models import Participant, PerformanceFit, Tournament
+from tournaments.matches.models import Match, MatchSeat
+from tournaments.ratings.models import Rating
+from tournaments.ratings.stats import Game, fit
+
+PAYLOAD_VERSION = 1
+
+
+def _finished_games(tournament: Tournament) -> list[Game]:
+    """Finished matches as sides in seat order (one participant per team) with team ranks."""
+    # The id range first: bounded by it, PostgreSQL reads the seats through the match_id index.
+    # Only joined to the matches, it hashed them and read every seat of every tournament (100,000+).
+    # (The ids are fetched, not aggregated: MIN/MAX were planned as a walk along the primary key.)
+    finished = list(
+        Match.objects.filter(tournament=tournament, status=Match.Status.FINISHED).values_list("id", flat=True)
+    )
+    seats = (
+        MatchSeat.objects.filter(
+            match__tournament=tournament,
+            match__status=Match.Status.FINISHED,
+            match_id__gte=min(finished, default=0),
+            match_id__lte=max(finished, default=0),
+        )
+        .order_by("match_id", "seat")
+        .values_list("match_id", "team", "bot_version_id", "rank")
+    )
+    by_match: dict[int, list[tuple[int, int, int | None]]] = defaultdict(list)
+    for match_id, team, version, rank in seats:
+        by_match[match_id].append((team, version, rank))
+    games = []
+    for rows in by_match.values():
+        # Teams in the order of their first seat, so side 0 holds seat 0 (the first mover).
+        side_of: dict[int, int] = {}
+        rank_of: dict[int, int] = {}
+        for team, version, rank in rows:
+            side_of.setdefault(team, version)
+            if rank is None:
+                break
+            rank_of[team] = min(rank_of.get(team, rank), rank)
+        else:
+            teams = list(side_of)
+            games.append(Game(tuple(side_of[t] for t in teams), tuple(rank_of[t] for t in teams)))
+    return games
+
+
+def finished_match_count(*, tournament: Tournament) -> int:
+    """How many of the tournament's matches are finished: the cached table's freshness stamp."""
+    return Match.objects.filter(tournament=tournament, status=Match.Status.FINISHED).count()
+
+
+def performance_compute(*, tournament: Tournament, order: Sequence[int]) -> dict[str, Any]:
+    """Fit the tournament now and return the JSON payload (keyed by bot version id as text).
+
+    ``order`` is the standings order of bot version ids, for LOS over the
+    next row; participants missing from it are appended.
+    """
+    matches = finished_match_count(tournament=tournament)
+    participants = list(
+        Participant.objects.filter(tournament=tournament).order_by("number").values_list("bot_version_id", flat=True)
+    )
+    order = [v for v in order if v in set(participants)]
+    order += [v for v in participants if v not in set(order)]
+    elo = dict(
+        Rating.objects.filter(pool=tournament.rating_pool, bot_version_id__in=participants).values_list(
+            "bot_version_id", "elo"
+        )
+    )
+    start = float(settings.ARBITER_ELO_START)
+    anchor = sum(elo.get(v, start) for v in participants) / len(participants) if participants else start
+    try:
+        first_mover = get_engine(tournament.game_id).has_first_mover
+    except UnknownEngineError:
+        first_mover = True
+    games = [g for g in _finished_games(tournament) if all(side in set(participants) for side in g.sides)]
+    result = fit(games, players=participants, anchor=anchor, first_mover=first_mover, order=order)
+    return {
+        "version": PAYLOAD_VERSION,
+        "matches": matches,
+        "order": order,
+        "anchor": anchor,
+        "first_move_advantage": result.first_move_advantage,
+        "first_move_stderr": result.first_move_stderr,
+        "components": result.components,
+        "players": {
+            str(row.player): {
+                "perf_elo": row.rating,
+                "stderr": row.stderr,
+                "ci_low": row.ci_low,
+                "ci_high": row.ci_high,
+                "los_next": row.los_next,
+                "games": row.games,
+            }
+            for row in result.table
+        },
+    }
+
+
+def performance_cached(*, tournament: Tournament) -> PerformanceFit | None:
+    """The stored table for the tournament's rating pool, fresh or not."""
+    return PerformanceFit.objects.filter(tournament=tournament, pool=tournament.rating_pool).first()
+
+
+def tournament_performance(*, tournament: Tournament, order: Sequence[int]) -> dict[str, Any]:
+    """The performance table for ``order`` (standings order): cached when fresh, else as the docstring says.
+
+    The payload carries ``computed_at`` (None when fitted for this request)
+    and ``stale``.
+    """
+    order = list(order)
+    cached = performance_cached(tournament=tournament)
+    if cached is not None and cached.computed_at is not None and cached.payload.get("version") == PAYLOAD_VERSION:
+        payload = cached.payload
+        stamp = {"computed_at": cached.computed_at.isoformat()}
+        same_matches = payload.get("matches") == finished_match_count(tournament=tournament)
+        if same_matches and payload.get("order") == order:
+            return {**payload, **stamp, "stale": False}
+        live_max = int(getattr(settings, "ARBITER_PERFORMANCE_LIVE_MAX_PLAYERS", 40))
+        if len(order) > live_max:
+            return {**_reordered(payload, order), **stamp, "stale": True}
+    return {**performance_compute(tournament=tournament, order=order), "computed_at": None, "stale": False}
+
+
+def _reordered(payload: dict[str, Any], order: list[int]) -> dict[str, Any]:
+    """A cached payload shown in another order: ``los_next`` only where the next row is unchanged."""
+    cached_next = dict(zip(payload["order"], payload["order"][1:], strict=False))
+    players = {}
+    for k, version in enumerate(order):
+        entry = payload["players"].get(str(version))
+        if entry is None:
+            continue
+        shown_next = order[k + 1] if k + 1 < len(order) else None
+        keep = shown_next is not None and cached_next.get(version) == shown_next
+        players[str(version)] = {**entry, "los_next": entry["los_next"] if keep else None}
+    return {**payload, "order": order, "players": players}
+
+
+def standings_with_performance(rows: list[dict[str, Any]], table: dict[str, Any]) -> list[dict[str, Any]]:
+    """Standings rows with ``perf_elo``, ``ci_low``, ``ci_high`` and ``los_next`` added (rounded)."""
+    players = table["players"]
+    out = []
+    for row in rows:
+        entry = players.get(str(row["bot_version"]))
+        out.append(
+            {
+                **row,
+                "perf_elo": round(entry["perf_elo"], 1) if entry else None,
+                "ci_low": round(entry["ci_low"], 1) if entry else None,
+                "ci_high": round(entry["ci_high"], 1) if entry else None,
+                "los_next": round(entry["los_next"], 4) if entry and entry["los_next"] is not None else None,
+            }
+        )
+    return out

@@ -1,0 +1,264 @@
+"""Tournament standings and crosstable, in a constant number of queries.
+
+Four queries whatever the size: participants, the ids of the finished
+matches, their seats, and the participants' ratings.  Everything else is
+arithmetic.
+Standings rows also carry the one performance rating of the tournament
+(``perf_elo`` with its 95% interval ``ci_low``..``ci_high`` and ``los_next``),
+read from the whole-tournament fit in ``tournaments.competitions.selectors.performance``
+(cached, or fitted on the spot: a few more queries, still constant).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Count
+
+from tournaments.competitions.models import Participant, Tournament
+from tournaments.competitions.selectors.performance import standings_with_performance, tournament_performance
+from tournaments.matches.models import Match, MatchSeat
+from tournaments.ratings.elo import outcome, pair_score
+from tournaments.ratings.models import Rating
+
+# The fit's summary fields shown next to the standings (API ``performance_fit``).
+FIT_SUMMARY = ("computed_at", "stale", "matches", "anchor", "first_move_advantage", "first_move_stderr", "components")
+
+
+@dataclass
+class _Row:
+    bot_version_id: int
+    bot_id: int
+    bot_name: str
+    version: int
+    owner: str
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    points: float = 0.0
+    sonneborn_berger: float = 0.0
+    forfeits: Counter = field(default_factory=Counter)
+    elo: float | None = None
+    rated_games: int = 0
+
+
+@dataclass(frozen=True)
+class _Game:
+    """One finished match seen as teams: each team's participant and rank."""
+
+    members: list[int]  # participant bot_version id per team
+    ranks: list[int]
+    forfeits: dict[int, set[str]]  # bot_version id -> non-ok statuses
+
+
+def _participants(tournament: Tournament) -> list[_Row]:
+    entries = (
+        Participant.objects.filter(tournament=tournament)
+        .select_related("bot_version__bot__owner")
+        .defer("bot_version__package")
+        .order_by("number")
+    )
+    return [
+        _Row(
+            bot_version_id=e.bot_version_id,
+            bot_id=e.bot_version.bot_id,
+            bot_name=e.bot_version.bot.name,
+            version=e.bot_version.number,
+            owner=e.bot_version.bot.owner.username,
+        )
+        for e in entries
+    ]
+
+
+def _finished_games(tournament: Tournament) -> list[_Game]:
+    # The id range first: bounded by it, PostgreSQL reads the seats through the match_id index.
+    # Only joined to the matches, it hashed them and read every seat of every tournament (100,000+).
+    # (The ids are fetched, not aggregated: MIN/MAX were planned as a walk along the primary key.)
+    finished = list(
+        Match.objects.filter(tournament=tournament, status=Match.Status.FINISHED).values_list("id", flat=True)
+    )
+    seats = (
+        MatchSeat.objects.filter(
+            match__tournament=tournament,
+            match__status=Match.Status.FINISHED,
+            match_id__gte=min(finished, default=0),
+            match_id__lte=max(finished, default=0),
+        )
+        .order_by("match_id", "seat")
+        .values_list("match_id", "team", "bot_version_id", "rank", "status")
+    )
+    by_match: dict[int, list[tuple[int, int, int | None, str]]] = defaultdict(list)
+    for match_id, team, version, rank, status in seats:
+        by_match[match_id].append((team, version, rank, status))
+    games = []
+    for rows in by_match.values():
+        team_member: dict[int, int] = {}
+        team_rank: dict[int, int] = {}
+        forfeits: dict[int, set[str]] = defaultdict(set)
+        for team, version, rank, status in rows:
+            team_member.setdefault(team, version)
+            if rank is not None:
+                team_rank[team] = min(team_rank.get(team, rank), rank)
+            if status and status != "ok":
+                forfeits[version].add(status)
+        order = sorted(team_member)
+        if len(team_rank) != len(order):
+            continue
+        games.append(
+            _Game(
+                members=[team_member[t] for t in order],
+                ranks=[team_rank[t] for t in order],
+                forfeits=dict(forfeits),
+            )
+        )
+    return games
+
+
+def _game_points(ranks: list[int]) -> list[float]:
+    """1 for first place, split among those who share it; 0 otherwise (1, 1/2, 0 with two seats)."""
+    firsts = sum(1 for r in ranks if r == 1)
+    return [1.0 / firsts if r == 1 else 0.0 for r in ranks]
+
+
+def _compute(tournament: Tournament) -> tuple[list[_Row], dict[tuple[int, int], list[float]], list[_Game]]:
+    rows = _participants(tournament)
+    by_version = {r.bot_version_id: r for r in rows}
+    games = _finished_games(tournament)
+    # pair[(a, b)] = [a's points against b, games between them]
+    pair: dict[tuple[int, int], list[float]] = defaultdict(lambda: [0.0, 0])
+    for game in games:
+        points = _game_points(game.ranks)
+        for t, version in enumerate(game.members):
+            row = by_version.get(version)
+            if row is None:
+                continue
+            row.games += 1
+            row.points += points[t]
+            result = outcome(game.ranks[t], game.ranks)
+            row.wins += result == "win"
+            row.draws += result == "draw"
+            row.losses += result == "loss"
+            for status in game.forfeits.get(version, ()):
+                row.forfeits[status] += 1
+            for u, opponent in enumerate(game.members):
+                if u != t:
+                    cell = pair[(version, opponent)]
+                    cell[0] += pair_score(game.ranks[t], game.ranks[u])
+                    cell[1] += 1
+    # Sonneborn-Berger: each score against an opponent weighted by that opponent's total.
+    for (version, opponent), (score, _) in pair.items():
+        if version in by_version and opponent in by_version:
+            by_version[version].sonneborn_berger += score * by_version[opponent].points
+    ratings = Rating.objects.filter(pool=tournament.rating_pool, bot_version_id__in=list(by_version)).values_list(
+        "bot_version_id", "elo", "games"
+    )
+    for version, elo, rated_games in ratings:
+        by_version[version].elo = elo
+        by_version[version].rated_games = rated_games
+    rows.sort(key=lambda r: (-r.points, -r.sonneborn_berger, -r.wins, r.bot_name, r.bot_version_id))
+    return rows, pair, games
+
+
+def _standing_rows(rows: list[_Row]) -> list[dict[str, Any]]:
+    return [
+        {
+            "place": place,
+            "bot_version": r.bot_version_id,
+            "bot": r.bot_id,
+            "bot_name": r.bot_name,
+            "version": r.version,
+            "owner": r.owner,
+            "games": r.games,
+            "wins": r.wins,
+            "draws": r.draws,
+            "losses": r.losses,
+            "points": round(r.points, 4),
+            "score_percent": round(100.0 * r.points / r.games, 2) if r.games else None,
+            "sonneborn_berger": round(r.sonneborn_berger, 4),
+            "forfeits": dict(sorted(r.forfeits.items())),
+            "elo": round(r.elo, 2) if r.elo is not None else None,
+            "rated_games": r.rated_games,
+        }
+        for place, r in enumerate(rows, start=1)
+    ]
+
+
+def _base_rows(tournament: Tournament) -> list[dict[str, Any]]:
+    rows, _, _ = _compute(tournament)
+    return _standing_rows(rows)
+
+
+def _crosstable(rows: list[_Row], pair: dict[tuple[int, int], list[float]]) -> dict[str, Any]:
+    order = [r.bot_version_id for r in rows]
+    return {
+        "participants": [
+            {"bot_version": r.bot_version_id, "bot": r.bot_id, "bot_name": r.bot_name, "version": r.version}
+            for r in rows
+        ],
+        "rows": [
+            {
+                "bot_version": version,
+                "cells": [
+                    None
+                    if opponent == version
+                    else {"points": pair[(version, opponent)][0], "games": pair[(version, opponent)][1]}
+                    if (version, opponent) in pair
+                    else {"points": 0.0, "games": 0}
+                    for opponent in order
+                ],
+            }
+            for version in order
+        ],
+    }
+
+
+def tournament_standings(*, tournament: Tournament, performance: bool = True) -> list[dict[str, Any]]:
+    """Per participant, best first: games, W/D/L, points, score %, Sonneborn-Berger, forfeits by status, Elo;
+    and (unless ``performance`` is False) ``perf_elo``, ``ci_low``, ``ci_high``, ``los_next``."""
+    rows = _base_rows(tournament)
+    if not performance:
+        return rows
+    table = tournament_performance(tournament=tournament, order=[r["bot_version"] for r in rows])
+    return standings_with_performance(rows, table)
+
+
+def tournament_standings_with_fit(*, tournament: Tournament) -> dict[str, Any]:
+    """``standings`` (rows with performance) and ``performance_fit`` (the fit's summary), from one fit."""
+    rows = _base_rows(tournament)
+    table = tournament_performance(tournament=tournament, order=[r["bot_version"] for r in rows])
+    return {
+        "standings": standings_with_performance(rows, table),
+        "performance_fit": {key: table[key] for key in FIT_SUMMARY},
+    }
+
+
+def tournament_crosstable(*, tournament: Tournament) -> dict[str, Any]:
+    """Every pair's result: row's points against column and games played, in standings order."""
+    rows, pair, _ = _compute(tournament)
+    return _crosstable(rows, pair)
+
+
+def tournament_table(*, tournament: Tournament) -> dict[str, Any]:
+    """Standings (with performance), crosstable and the fit's summary from one pass over the results.
+
+    Pages that show both use this: the pass over every seat of every finished
+    match is the expensive part, so it is done once.
+    """
+    rows, pair, _ = _compute(tournament)
+    standings = _standing_rows(rows)
+    table = tournament_performance(tournament=tournament, order=[r["bot_version"] for r in standings])
+    return {
+        "standings": standings_with_performance(standings, table),
+        "crosstable": _crosstable(rows, pair),
+        "performance_fit": {key: table[key] for key in FIT_SUMMARY},
+    }
+
+
+def tournament_progress(*, tournament: Tournament) -> dict[str, int]:
+    """Match counts by status (one query)."""
+    counts = dict(Match.objects.filter(tournament=tournament).order_by().values_list("status").annotate(n=Count("id")))
+    total = sum(counts.values())
+    return {"total": total, **{status: counts.get(status, 0) for status in Match.Status.values}}

@@ -1,0 +1,154 @@
+"""Challenges: unrated games a user asks for between their bot and another public bot.
+
+A challenge of N games creates N unrated matches outside any tournament;
+with ``swap_seats`` the two bots change sides every game, so in an even
+series each moves first equally often.  A user may create at most
+``ARBITER_CHALLENGES_PER_DAY`` challenges per UTC day.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime, time
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from engines import get_engine
+from tournaments.bots.models import Bot, BotVersion
+from tournaments.bots.selectors import version_current
+from tournaments.competitions.models import Challenge, ChallengeMatch
+from tournaments.errors import ForbiddenError, ServiceError
+from tournaments.games.config import game_config_check
+from tournaments.matches.clocks import clock_check
+from tournaments.matches.life import Lineup, MatchConfig, matches_create, matches_enqueue
+from tournaments.matches.models import Match
+from workers.match import Clock
+
+
+class ChallengeLimitError(ServiceError):
+    """The user's challenges for today are used up."""
+
+    status_code = 429
+
+    def __init__(self, message: str, *, code: str = "challenge_limit", fields: dict[str, Any] | None = None) -> None:
+        super().__init__(message, code=code, fields=fields)
+
+
+def challenge_seed(*, challenge_id: int, number: int) -> int:
+    """A deterministic seed per game of a challenge (fits a signed 64-bit column)."""
+    digest = hashlib.sha256(f"arbiter:challenge:{challenge_id}:{number}".encode()).digest()
+    return int.from_bytes(digest[:7], "big")
+
+
+def _current_version(*, bot: Bot, field: str) -> BotVersion:
+    version = version_current(bot_id=bot.id)
+    if version is None:
+        raise ServiceError(f"Bot {bot.name!r} has no active version.", fields={field: ["no active version"]})
+    return version
+
+
+def _day_start(now: datetime) -> datetime:
+    return datetime.combine(now.date(), time.min, tzinfo=now.tzinfo)
+
+
+def challenges_left_today(*, user: Any, now: datetime | None = None) -> int:
+    """How many more challenges ``user`` may create before the UTC day ends."""
+    now = now or timezone.now()
+    used = Challenge.objects.filter(challenger_id=user.id, created__gte=_day_start(now)).count()
+    return max(0, settings.ARBITER_CHALLENGES_PER_DAY - used)
+
+
+def challenge_create(
+    *,
+    challenger: Any,
+    bot_id: int,
+    opponent_id: int,
+    games: int = 1,
+    swap_seats: bool = True,
+    seats: int | None = None,
+    options: dict[str, Any] | None = None,
+    move_ms: int = 1000,
+    game_ms: int = 60000,
+    startup_ms: int = 10000,
+) -> Challenge:
+    """Create a challenge and its unrated matches, queued once committed.
+
+    ``bot_id`` must be the challenger's own active bot; ``opponent_id`` any
+    active bot of the same game that the challenger may see (public, or
+    their own).  Each plays its newest version that is not retired.
+    """
+    bot = Bot.objects.filter(id=bot_id).first()
+    if bot is None:
+        raise ServiceError(f"Unknown bot id {bot_id}.", fields={"bot": ["unknown bot"]})
+    if bot.owner_id != challenger.id:
+        raise ForbiddenError("Challenge with a bot of your own.", fields={"bot": ["not your bot"]})
+    opponent = Bot.objects.filter(id=opponent_id).first()
+    if opponent is None or (opponent.visibility != Bot.Visibility.PUBLIC and opponent.owner_id != challenger.id):
+        raise ServiceError(f"Unknown bot id {opponent_id}.", fields={"opponent": ["unknown bot"]})
+    if opponent.id == bot.id:
+        raise ServiceError("A bot cannot challenge itself.", fields={"opponent": ["same bot"]})
+    if opponent.game_id != bot.game_id:
+        raise ServiceError(
+            f"{bot.name!r} plays {bot.game_id} but {opponent.name!r} plays {opponent.game_id}.",
+            fields={"opponent": ["wrong game"]},
+        )
+    for name, b in (("bot", bot), ("opponent", opponent)):
+        if not b.active:
+            raise ServiceError(f"Bot {b.name!r} is deactivated.", fields={name: ["inactive bot"]})
+    if not 1 <= games <= settings.ARBITER_CHALLENGE_MAX_GAMES:
+        limit = settings.ARBITER_CHALLENGE_MAX_GAMES
+        raise ServiceError(f"games is 1 to {limit}.", fields={"games": ["out of range"]})
+    clock = clock_check(Clock(move_ms=move_ms, game_ms=game_ms, startup_ms=startup_ms))
+    engine = get_engine(bot.game_id)
+    checked = game_config_check(engine=engine, seats=seats, options=options, two_sides="A challenge")
+    seats, options, pool, teams = checked.seats, checked.options, checked.pool, checked.teams
+    mine = _current_version(bot=bot, field="bot")
+    theirs = _current_version(bot=opponent, field="opponent")
+    with transaction.atomic():
+        # Lock the challenger so two requests at once cannot both take the last challenge of the day.
+        get_user_model().objects.select_for_update().filter(pk=challenger.pk).first()
+        if challenges_left_today(user=challenger) <= 0:
+            raise ChallengeLimitError(
+                f"You have used your {settings.ARBITER_CHALLENGES_PER_DAY} challenges for today (UTC)."
+            )
+        challenge = Challenge.objects.create(
+            challenger=challenger,
+            game_id=bot.game_id,
+            bot_version=mine,
+            opponent_version=theirs,
+            games=games,
+            swap_seats=swap_seats,
+            options=options,
+            seats=seats,
+            move_ms=move_ms,
+            game_ms=game_ms,
+            startup_ms=startup_ms,
+        )
+        config = MatchConfig(
+            kind=Match.Kind.CHALLENGE,
+            game_id=bot.game_id,
+            options=options,
+            seats=seats,
+            teams=teams,
+            rating_pool=pool,
+            rated=False,
+            clock=clock,
+        )
+        # With swap_seats the two bots change sides every game.
+        sides = [(theirs.pk, mine.pk) if swap_seats and n % 2 == 1 else (mine.pk, theirs.pk) for n in range(games)]
+        matches = matches_create(
+            config=config,
+            lineups=[
+                Lineup(versions=side, seed=challenge_seed(challenge_id=challenge.id, number=n))
+                for n, side in enumerate(sides)
+            ],
+        )
+        ChallengeMatch.objects.bulk_create(
+            [ChallengeMatch(challenge=challenge, match=m, number=n + 1) for n, m in enumerate(matches)]
+        )
+        matches_enqueue(match_ids=[m.pk for m in matches])
+    return challenge

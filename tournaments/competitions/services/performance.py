@@ -1,0 +1,97 @@
+"""Keeping the cached performance table of each tournament up to date.
+
+Fitting a large tournament takes a fraction of a second, too much to redo on
+every finished match and on every standings request.  So a finished match
+only *requests* a refit, and requests are debounced per tournament: at most
+one ``performance_refit`` task is sent per ``ARBITER_PERFORMANCE_DEBOUNCE_S``
+seconds (default 30), delayed by that long so it covers the whole batch of
+results that arrives meanwhile.
+
+Why nothing is lost: the request is made after the match's transaction has
+committed, and the task clears ``requested_at`` *before* it reads the
+matches.  A result committed before that clear is seen by the task's read;
+a result whose request comes after the clear finds no pending request and
+sends a new task.  Both steps are single conditional UPDATEs, so several
+worker processes can race on them safely.  Duplicate tasks are harmless:
+a refit is idempotent.  The window uses the Python clock: skew between
+hosts only shifts when a refit runs, never whether a result is included.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from tournaments.competitions.models import PerformanceFit, Tournament
+from tournaments.competitions.selectors.performance import performance_compute
+from tournaments.competitions.selectors.standings import tournament_standings
+from tournaments.competitions.tasks import performance_refit
+from tournaments.matches.models import Match
+
+logger = logging.getLogger(__name__)
+
+
+def _debounce() -> timedelta:
+    return timedelta(seconds=settings.ARBITER_PERFORMANCE_DEBOUNCE_S)
+
+
+def _row(tournament: Tournament) -> PerformanceFit:
+    """The cache row for the tournament's pool, created empty on first use (creation races tolerated)."""
+    try:
+        with transaction.atomic():
+            row, _ = PerformanceFit.objects.get_or_create(tournament=tournament, pool=tournament.rating_pool)
+    except IntegrityError:  # another process created it between our look and our insert
+        row = PerformanceFit.objects.get(tournament=tournament, pool=tournament.rating_pool)
+    return row
+
+
+def performance_refresh(*, tournament_id: int) -> PerformanceFit:
+    """Refit the tournament now and store the table (what the Celery task runs)."""
+    tournament = Tournament.objects.get(pk=tournament_id)
+    row = _row(tournament)
+    # Clear the pending request before reading anything: see the module docstring.
+    PerformanceFit.objects.filter(pk=row.pk).update(requested_at=None)
+    order = [r["bot_version"] for r in tournament_standings(tournament=tournament, performance=False)]
+    payload = performance_compute(tournament=tournament, order=order)
+    now = timezone.now()
+    PerformanceFit.objects.filter(pk=row.pk).update(payload=payload, computed_at=now, matches=payload["matches"])
+    row.refresh_from_db()
+    return row
+
+
+def performance_request_refit(*, tournament_id: int, now: object = None) -> bool:
+    """Ask for a refit of the tournament's table, debounced; True when a task was sent.
+
+    Call it outside (after) the transaction that recorded the result.
+    """
+    tournament = Tournament.objects.filter(pk=tournament_id).first()
+    if tournament is None:
+        return False
+    row = _row(tournament)
+    now = now or timezone.now()
+    delay = _debounce()
+    claimed = (
+        PerformanceFit.objects.filter(pk=row.pk)
+        .filter(Q(requested_at__isnull=True) | Q(requested_at__lte=now - delay))
+        .update(requested_at=now)
+    )
+    if not claimed:
+        return False
+    _send(tournament_id=tournament_id, countdown=delay.total_seconds())
+    return True
+
+
+def performance_match_recorded(match: Match) -> None:
+    """After a tournament match's result is committed: ask (debounced) for a refit of its table."""
+    if match.tournament_id is not None:
+        performance_request_refit(tournament_id=match.tournament_id)
+
+
+def _send(*, tournament_id: int, countdown: float) -> None:
+    # The short-task queue: behind the match queues a refit could wait for hours.
+    performance_refit.apply_async(args=[tournament_id], countdown=countdown, queue=settings.ARBITER_BEAT_QUEUE)

@@ -1,0 +1,268 @@
+"""Round robins: creation, participants, the schedule of matches, start, cancel and finish."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from engines import get_engine
+from tournaments.bots.models import Bot, BotVersion
+from tournaments.bots.selectors import versions_current
+from tournaments.competitions.models import Participant, Tournament
+from tournaments.competitions.plans import match_seed, round_robin_plan
+from tournaments.competitions.tasks import tournament_enqueue
+from tournaments.errors import ConflictError, ForbiddenError, ServiceError
+from tournaments.games.config import game_config_check
+from tournaments.games.models import Game
+from tournaments.matches.clocks import clock_check
+from tournaments.matches.life import Lineup, MatchConfig, matches_create
+from tournaments.matches.models import Match
+from workers.match import Clock
+
+logger = logging.getLogger(__name__)
+
+MAX_PARTICIPANTS = 200
+
+
+def _bots_check(*, bot_ids: Sequence[int], game: Game, user: Any) -> dict[int, Bot]:
+    """The bots named, checked: they exist, the user may see them, they play ``game`` and are active."""
+    bots = {b.id: b for b in Bot.objects.filter(id__in=bot_ids)}
+    unknown = [i for i in bot_ids if i not in bots or not _visible(bots[i], user)]
+    if unknown:
+        raise ServiceError(f"Unknown bot id(s): {unknown}.", fields={"participants": ["unknown bot"]})
+    for bot in bots.values():
+        if bot.game_id != game.id:
+            raise ServiceError(
+                f"Bot {bot.name!r} plays {bot.game_id}, not {game.id}.", fields={"participants": ["wrong game"]}
+            )
+        if not bot.active:
+            raise ServiceError(f"Bot {bot.name!r} is deactivated.", fields={"participants": ["inactive bot"]})
+    return bots
+
+
+def _visible(bot: Bot, user: Any) -> bool:
+    return bot.visibility == Bot.Visibility.PUBLIC or bot.owner_id == user.id or user.is_staff
+
+
+def _entrants(*, bot_ids: Sequence[int], game: Game, user: Any, version_ids: Sequence[int]) -> list[int]:
+    """The version each listed bot plays: its current one, or the one pinned in ``version_ids``."""
+    bots = _bots_check(bot_ids=bot_ids, game=game, user=user)
+    chosen = versions_current(bots=bot_ids)
+    pinned: set[int] = set()
+    for version in BotVersion.objects.defer("package").filter(id__in=list(version_ids)).select_related("retirement"):
+        if version.bot_id not in bots:
+            raise ServiceError(
+                f"Version {version.id} is of bot {version.bot_id}, which is not a participant.",
+                fields={"versions": ["bot not a participant"]},
+            )
+        if version.bot_id in pinned:
+            raise ServiceError(f"Two versions of bot {version.bot_id}.", fields={"versions": ["two versions"]})
+        if hasattr(version, "retirement"):
+            raise ServiceError(f"Version {version.id} is retired.", fields={"versions": ["retired version"]})
+        pinned.add(version.bot_id)
+        chosen[version.bot_id] = version.id
+    missing = set(version_ids) - set(chosen.values())
+    if missing:
+        raise ServiceError(f"Unknown version id(s): {sorted(missing)}.", fields={"versions": ["unknown version"]})
+    for bot_id in bot_ids:
+        if bot_id not in chosen:
+            name = bots[bot_id].name
+            raise ServiceError(f"Bot {name!r} has no active version.", fields={"participants": ["no version"]})
+    return [chosen[bot_id] for bot_id in bot_ids]
+
+
+def tournament_create(
+    *,
+    owner: Any,
+    game_id: str,
+    name: str,
+    bot_ids: Sequence[int],
+    options: dict[str, Any] | None = None,
+    seats: int | None = None,
+    format: str = Tournament.Format.SINGLE,
+    games_per_pairing: int = 2,
+    move_ms: int = 1000,
+    game_ms: int = 60000,
+    startup_ms: int = 10000,
+    rated: bool = True,
+    start_at: Any = None,
+    all_active: bool = False,
+    schedule: Any = None,
+    version_ids: Sequence[int] = (),
+) -> Tournament:
+    """A DRAFT round robin between the current versions of ``bot_ids``.
+
+    ``version_ids`` pins some participants to other versions of their bots.
+    With ``all_active`` the participants are instead every active bot of the
+    game, taken when it starts (``bot_ids`` stays empty); with ``start_at``
+    the beat starts it at that time (services/schedules.py).
+    """
+    game = Game.objects.filter(id=game_id, available=True).first()
+    if game is None:
+        raise ServiceError(f"Unknown game {game_id!r}.", code="unknown_game", fields={"game": ["unknown game"]})
+    config = game_config_check(engine=get_engine(game.id), seats=seats, options=options)
+    seats, options, pool, teams = config.seats, config.options, config.pool, config.teams
+    if format not in Tournament.Format.values:
+        raise ServiceError("Format is 'single' or 'double'.", fields={"format": ["invalid choice"]})
+    if not 1 <= games_per_pairing <= 100:
+        raise ServiceError("games_per_pairing is 1 to 100.", fields={"games_per_pairing": ["out of range"]})
+    clock_check(Clock(move_ms=move_ms, game_ms=game_ms, startup_ms=startup_ms))
+    if len(set(bot_ids)) != len(bot_ids):
+        raise ServiceError("A bot is listed twice.", fields={"participants": ["duplicate bot"]})
+    if all_active and bot_ids:
+        raise ServiceError(
+            "List participants or take all active bots, not both.", fields={"participants": ["with all_active"]}
+        )
+    if not all_active and not len(teams) <= len(bot_ids) <= MAX_PARTICIPANTS:
+        raise ServiceError(
+            f"A round robin of {game.id} with {seats} seats needs {len(teams)} to {MAX_PARTICIPANTS} bots.",
+            fields={"participants": ["wrong number of bots"]},
+        )
+    versions = _entrants(bot_ids=bot_ids, game=game, user=owner, version_ids=version_ids)
+    with transaction.atomic():
+        tournament = Tournament.objects.create(
+            game=game,
+            name=name or f"{game.name} round robin",
+            owner=owner,
+            options=options,
+            seats=seats,
+            format=format,
+            games_per_pairing=games_per_pairing,
+            move_ms=move_ms,
+            game_ms=game_ms,
+            startup_ms=startup_ms,
+            rated=rated,
+            rating_pool=pool,
+            start_at=start_at,
+            all_active=all_active,
+            schedule=schedule,
+        )
+        Participant.objects.bulk_create(
+            [Participant(tournament=tournament, bot_version_id=v, number=i) for i, v in enumerate(versions)]
+        )
+    return tournament
+
+
+def _participants_fill_all_active(*, tournament: Tournament) -> int:
+    """Enter the current version of every active bot of the game; returns how many.
+
+    Public bots, plus the organiser's own private ones.  Called by
+    ``tournament_start`` inside its transaction, holding the tournament's lock.
+    """
+    bots = Bot.objects.filter(game_id=tournament.game_id, active=True).filter(
+        Q(visibility=Bot.Visibility.PUBLIC) | Q(owner_id=tournament.owner_id)
+    )
+    current = versions_current(bots=bots.values("id"))
+    versions = [current[bot_id] for bot_id in sorted(current)]
+    if len(versions) > MAX_PARTICIPANTS:
+        logger.warning(
+            "tournament %s: %d active bots, entering the first %d", tournament.pk, len(versions), MAX_PARTICIPANTS
+        )
+        versions = versions[:MAX_PARTICIPANTS]
+    Participant.objects.filter(tournament=tournament).delete()
+    Participant.objects.bulk_create(
+        [Participant(tournament=tournament, bot_version_id=v, number=i) for i, v in enumerate(versions)]
+    )
+    return len(versions)
+
+
+def _matches_schedule(*, tournament: Tournament) -> int:
+    """Insert every match and seat of the tournament's round robin; returns the match count.
+
+    Call inside the transaction that starts the tournament.
+    """
+    teams = get_engine(tournament.game_id).teams(tournament.seats, tournament.options)
+    versions = list(tournament.entries.order_by("number").values_list("bot_version_id", flat=True))
+    legs = 2 if tournament.format == Tournament.Format.DOUBLE else 1
+    plan = round_robin_plan(
+        participants=len(versions), teams=len(teams), games_per_group=tournament.games_per_pairing, legs=legs
+    )
+    config = MatchConfig(
+        kind=Match.Kind.TOURNAMENT,
+        tournament_id=tournament.pk,
+        game_id=tournament.game_id,
+        options=tournament.options,
+        seats=tournament.seats,
+        teams=teams,
+        rating_pool=tournament.rating_pool,
+        # Participants are distinct versions, so no version sits on two teams.
+        rated=tournament.rated,
+        clock=tournament.clock,
+    )
+    lineups = [
+        Lineup(
+            versions=tuple(versions[p] for p in game),
+            seed=match_seed(tournament_id=tournament.pk, index=index),
+            index=index,
+        )
+        for index, game in enumerate(plan)
+    ]
+    return len(matches_create(config=config, lineups=lineups))
+
+
+def tournament_start(*, tournament: Tournament, user: Any) -> Tournament:
+    """Schedule every match and hand them to the workers once committed."""
+    if tournament.owner_id != user.id and not user.is_staff:
+        raise ForbiddenError("Only the tournament's owner can start it.")
+    with transaction.atomic():
+        locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+        if locked.status != Tournament.Status.DRAFT:
+            raise ConflictError(f"The tournament is {locked.status}, not draft.", code="not_draft")
+        if locked.all_active:
+            _participants_fill_all_active(tournament=locked)
+        count = _matches_schedule(tournament=locked)
+        locked.status = Tournament.Status.RUNNING if count else Tournament.Status.FINISHED
+        locked.started = timezone.now()
+        if not count:
+            locked.finished = locked.started
+        locked.save(update_fields=["status", "started", "finished"])
+        if count:
+            # Thousands of messages are sent by a worker, not by this request.
+            transaction.on_commit(lambda: tournament_enqueue.delay(locked.pk))
+    logger.info("tournament %s started with %d matches", locked.pk, count)
+    return locked
+
+
+def tournament_cancel(*, tournament: Tournament, user: Any) -> Tournament:
+    """Cancel a draft or running tournament; queued matches are cancelled, running ones finish."""
+    if tournament.owner_id != user.id and not user.is_staff:
+        raise ForbiddenError("Only the tournament's owner can cancel it.")
+    with transaction.atomic():
+        locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+        if locked.status not in (Tournament.Status.DRAFT, Tournament.Status.RUNNING):
+            raise ConflictError(f"The tournament is already {locked.status}.", code="not_cancellable")
+        now = timezone.now()
+        Match.objects.filter(tournament=locked, status=Match.Status.QUEUED).update(
+            status=Match.Status.CANCELLED, finished_at=now
+        )
+        locked.status = Tournament.Status.CANCELLED
+        locked.finished = now
+        locked.save(update_fields=["status", "finished"])
+    return locked
+
+
+def tournament_match_ended(match: Match) -> None:
+    """A tournament match ended: mark the tournament FINISHED when none of its matches is queued or running.
+
+    Runs in the match's recording transaction, which holds the tournament's
+    row lock, so two last matches finishing at once cannot both miss each other.
+    """
+    pending = Match.objects.filter(
+        tournament_id=match.tournament_id, status__in=[Match.Status.QUEUED, Match.Status.RUNNING]
+    ).exists()
+    if not pending:
+        Tournament.objects.filter(pk=match.tournament_id, status=Tournament.Status.RUNNING).update(
+            status=Tournament.Status.FINISHED, finished=timezone.now()
+        )
+
+
+def tournament_match_requeued(match: Match) -> None:
+    """An errored match of a finished tournament runs again: the tournament is running until it is done."""
+    Tournament.objects.filter(pk=match.tournament_id, status=Tournament.Status.FINISHED).update(
+        status=Tournament.Status.RUNNING, finished=None
+    )

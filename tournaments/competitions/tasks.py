@@ -1,0 +1,72 @@
+"""Celery tasks of competitions: enqueue a started round robin, start what is due, top up ladders, refit tables.
+
+Tasks take ids and call one service.  Services send these tasks, so each
+task imports its service when it runs (the services import this module,
+never the other way round at import time).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from workers.celery_app import app
+
+
+@app.task(ignore_result=True)
+def tournament_enqueue(tournament_id: int) -> int:
+    """Send one run_match per queued match of a started tournament, in schedule order.
+
+    A 100-bot round robin has thousands of matches; sending them from a
+    worker keeps the web request that started the tournament short.
+    """
+    from tournaments.matches.life import matches_send_queued
+
+    return matches_send_queued(tournament_id=tournament_id)
+
+
+@app.task(ignore_result=True)
+def performance_refit(tournament_id: int) -> int:
+    """Refit and store a tournament's performance table; returns the finished matches it covers."""
+    from tournaments.competitions.services.performance import performance_refresh
+
+    return performance_refresh(tournament_id=tournament_id).matches
+
+
+@app.task(ignore_result=True)
+def tournaments_start_due() -> int:
+    """Start the draft tournaments whose start time has come (scheduled by beat)."""
+    from tournaments.competitions.services.schedules import tournaments_start_due as start_due
+
+    return len(start_due())
+
+
+@app.task(ignore_result=True)
+def schedules_run_due() -> int:
+    """Create and start the due edition of every recurring schedule (scheduled by beat)."""
+    from tournaments.competitions.services.schedules import schedules_run_due as run_due
+
+    return len(run_due())
+
+
+@app.task(ignore_result=True)
+def ladders_top_up() -> int:
+    """Queue ladder matches while other work is scarce (scheduled by beat)."""
+    from tournaments.competitions.services.ladders import ladders_top_up as top_up
+
+    return len(top_up())
+
+
+# These go to their own small queue so a long tournament queue cannot delay them,
+# and expire after one interval so a stopped worker finds no backlog.
+for _every, _task in (
+    (settings.ARBITER_SCHEDULE_POLL_S, tournaments_start_due),
+    (settings.ARBITER_SCHEDULE_POLL_S, schedules_run_due),
+    (settings.ARBITER_LADDER_POLL_S, ladders_top_up),
+):
+    app.add_periodic_task(
+        _every,
+        _task.s(),
+        name=f"arbiter-{_task.__name__.replace('_', '-')}",
+        queue=settings.ARBITER_BEAT_QUEUE,
+        expires=_every,
+    )

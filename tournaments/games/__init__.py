@@ -1,0 +1,1 @@
+"""The games app: keeps the Game table in step with the engine registry."""

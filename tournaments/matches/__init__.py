@@ -1,0 +1,1 @@
+"""Matches: a match's life from queued to recorded."""

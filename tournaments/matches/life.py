@@ -1,0 +1,376 @@
+"""A match's life, from its row to its consequences.
+
+::
+
+    matches_create ─► QUEUED ─► matches_enqueue (on commit: one run_match message)
+                                   │
+    match_claim (QUEUED → RUNNING, attempt + 1; a conditional UPDATE: one winner)
+                                   │
+    match_heartbeat (renews the lease while the worker plays)
+                                   │
+    match_record_result ─► FINISHED          match_record_error ─► QUEUED again, or ERRORED
+                                   │                                      │
+                                   └──────────── consequences ────────────┘
+
+A result or an error is written only while the match is RUNNING under the
+attempt that claimed it, in one transaction with its rating changes, so a
+redelivered or re-run match never counts twice.  The worker side of a run
+(packages, the referee, the heartbeat thread) is ``matches.runner``; the
+sweeper and the dispatcher, which recover lost work, are ``matches.recovery``.
+
+The consequences of a match that ended (finished, or errored for good), in
+this order:
+
+1. its rating changes, for a rated result (``ratings.services``), in the
+   recording transaction;
+2. its competition's ``ended`` hook, in the same transaction: the
+   tournament may be finished, the version test recounted and topped up;
+3. after commit, the competition's ``committed`` hook: the tournament's
+   performance table is asked for a refit, the ladder tops itself up.
+
+Competitions sit above matches (they create them), so they register their
+hooks per ``Match.Kind`` when the app starts (``competitions/apps.py``)
+instead of being imported here.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+
+from engines import get_engine
+from tournaments.dbclock import db_clock, db_now
+from tournaments.matches.models import Match, MatchSeat
+from tournaments.matches.tasks import run_match
+from tournaments.ratings.services import ratings_apply_match
+from workers.match import Clock, MatchRecord
+
+logger = logging.getLogger(__name__)
+
+STDERR_LIMIT = 64 * 1024
+BATCH_SIZE = 1000
+
+
+# -- creating and enqueueing ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    """What every match of one batch shares: the game, its seats and teams, the pool, the clock."""
+
+    kind: str
+    game_id: str
+    options: dict[str, Any]
+    seats: int
+    teams: list[list[int]]
+    rating_pool: str
+    rated: bool
+    clock: Clock
+    tournament_id: int | None = None
+
+
+@dataclass(frozen=True)
+class Lineup:
+    """One match of a batch: the bot version of each team (team order), its seed and schedule index."""
+
+    versions: tuple[int, ...]
+    seed: int
+    index: int | None = None
+
+
+def matches_create(*, config: MatchConfig, lineups: Sequence[Lineup]) -> list[Match]:
+    """Insert QUEUED matches and their seats, in batches; the caller enqueues them after commit.
+
+    Every kind of match (round robin, ladder, challenge, version test) is made here.
+    """
+    engine_version = get_engine(config.game_id).version
+    matches = [
+        Match(
+            kind=config.kind,
+            tournament_id=config.tournament_id,
+            index=lineup.index,
+            game_id=config.game_id,
+            engine_version=engine_version,
+            options=config.options,
+            seats=config.seats,
+            seed=lineup.seed,
+            rating_pool=config.rating_pool,
+            rated=config.rated,
+            move_ms=config.clock.move_ms,
+            game_ms=config.clock.game_ms,
+            startup_ms=config.clock.startup_ms,
+        )
+        for lineup in lineups
+    ]
+    Match.objects.bulk_create(matches, batch_size=BATCH_SIZE)
+    seats = [
+        MatchSeat(match=match, seat=seat, team=team, bot_version_id=lineup.versions[team])
+        for match, lineup in zip(matches, lineups, strict=True)
+        for team, team_seats in enumerate(config.teams)
+        for seat in team_seats
+    ]
+    MatchSeat.objects.bulk_create(seats, batch_size=BATCH_SIZE)
+    return matches
+
+
+def match_time_limits(*, seats: int, clock: Clock, margin_s: int) -> tuple[int, int]:
+    """Celery soft and hard time limits (seconds) for one match.
+
+    Every seat may use its whole startup and game budget, so the match can
+    last that long before any bot is at fault; the margin covers sandbox
+    start-up and recording.
+    """
+    budget_s = (clock.startup_ms + clock.game_ms) * seats / 1000.0
+    soft = int(budget_s) + margin_s
+    return soft, soft + 30
+
+
+def _send(rows: Iterable[dict[str, Any]]) -> None:
+    """One run_match message per row (id, kind, seats, clocks), on its kind's queue; stamps ``enqueued_at``."""
+    rows = list(rows)
+    Match.objects.filter(id__in=[r["id"] for r in rows], status=Match.Status.QUEUED).update(enqueued_at=db_now())
+    for r in rows:
+        clock = Clock(move_ms=r["move_ms"], game_ms=r["game_ms"], startup_ms=r["startup_ms"])
+        soft, hard = match_time_limits(seats=r["seats"], clock=clock, margin_s=settings.ARBITER_TASK_MARGIN_S)
+        queue = settings.ARBITER_QUEUES.get(r["kind"], settings.CELERY_TASK_DEFAULT_QUEUE)
+        run_match.apply_async(args=[r["id"]], soft_time_limit=soft, time_limit=hard, queue=queue)
+
+
+SEND_FIELDS = ("id", "kind", "seats", "move_ms", "game_ms", "startup_ms")
+
+
+def matches_enqueue(*, match_ids: Sequence[int]) -> None:
+    """Send a run_match message for each match once the current transaction commits.
+
+    The database says what must run, the broker only says when: a worker must
+    never see a match id before its row exists.
+    """
+    ids = list(match_ids)
+    if not ids:
+        return
+
+    def send() -> None:
+        _send(Match.objects.filter(id__in=ids, status=Match.Status.QUEUED).order_by("id").values(*SEND_FIELDS))
+
+    transaction.on_commit(send)
+
+
+def matches_send_queued(*, tournament_id: int) -> int:
+    """Send a message for every queued match of a tournament, in schedule order; returns how many."""
+    rows = list(
+        Match.objects.filter(tournament_id=tournament_id, status=Match.Status.QUEUED)
+        .order_by("index")
+        .values(*SEND_FIELDS)
+    )
+    _send(rows)
+    return len(rows)
+
+
+# -- claiming and holding ------------------------------------------------------------
+
+
+def match_claim(*, match_id: int, worker: str) -> int | None:
+    """Take a queued match for this worker; returns the attempt number, or None if someone else has it."""
+    now = db_now()  # the database's clock: workers on several hosts share it (tournaments/dbclock.py)
+    with transaction.atomic():
+        claimed = Match.objects.filter(id=match_id, status=Match.Status.QUEUED).update(
+            status=Match.Status.RUNNING,
+            attempt=F("attempt") + 1,
+            worker=worker[:200],
+            claimed_at=now,
+            heartbeat_at=now,
+        )
+        if not claimed:
+            return None
+        # Still inside the transaction: the row is ours until commit.
+        return Match.objects.values_list("attempt", flat=True).get(id=match_id)
+
+
+def match_heartbeat(*, match_id: int, attempt: int) -> bool:
+    """Renew this attempt's lease; False when the match is no longer this attempt's.
+
+    A worker that stops renewing (killed, cut off) loses the match to the
+    sweeper once the lease is older than ``ARBITER_LEASE_S`` (``matches.recovery``).
+    """
+    return bool(
+        Match.objects.filter(id=match_id, status=Match.Status.RUNNING, attempt=attempt).update(heartbeat_at=db_now())
+    )
+
+
+# -- results and errors --------------------------------------------------------------
+
+
+def _tournaments_lock(tournament_ids: Iterable[int | None]) -> None:
+    """Lock tournament rows, in id order.
+
+    Always tournaments first, then matches: tournament_cancel takes the same
+    order, so the two cannot deadlock.
+    """
+    ids = sorted({t for t in tournament_ids if t is not None})
+    if ids:
+        tournaments = Match._meta.get_field("tournament").related_model._default_manager
+        list(tournaments.select_for_update().filter(pk__in=ids).order_by("pk").values_list("pk", flat=True))
+
+
+def _lock_running(*, match_id: int, attempt: int) -> Match | None:
+    """Lock the match's tournament (if any) then the match; the match if still RUNNING under ``attempt``."""
+    _tournaments_lock(Match.objects.filter(id=match_id).values_list("tournament_id", flat=True))
+    match = Match.objects.select_for_update().filter(id=match_id).first()
+    if match is None:
+        logger.warning("match %s vanished", match_id)
+        return None
+    if match.status != Match.Status.RUNNING or match.attempt != attempt:
+        logger.warning(
+            "dropping result of match %s attempt %s: it is %s under attempt %s",
+            match_id,
+            attempt,
+            match.status,
+            match.attempt,
+        )
+        return None
+    return match
+
+
+def _seats_record(*, match: Match, record: MatchRecord) -> list[MatchSeat]:
+    """Write each seat's rank, score, status and usage from the record; returns the seats."""
+    seats = list(MatchSeat.objects.filter(match=match).order_by("seat"))
+    if len(record.ranks) != len(seats) or len(record.seat_records) != len(seats):
+        raise ValueError(f"match {match.pk} has {len(seats)} seats, the result has {len(record.ranks)} ranks")
+    for seat in seats:
+        report = record.seat_records[seat.seat]
+        seat.rank = int(record.ranks[seat.seat])
+        seat.score = float(record.scores[seat.seat]) if record.scores is not None else None
+        seat.status = str(report.status)[:20]
+        seat.stderr = report.stderr[-STDERR_LIMIT:]
+        seat.cpu_ms = report.cpu_ms
+        seat.peak_rss_kb = report.peak_rss_kb
+        seat.reported_name = (report.name or "")[:100]
+        seat.reported_version = (report.version or "")[:100]
+    MatchSeat.objects.bulk_update(
+        seats, ["rank", "score", "status", "stderr", "cpu_ms", "peak_rss_kb", "reported_name", "reported_version"]
+    )
+    return seats
+
+
+def match_record_result(*, match_id: int, attempt: int, record: MatchRecord) -> bool:
+    """Record a finished match and apply its consequences, once.  False when the result was dropped."""
+    with transaction.atomic():
+        match = _lock_running(match_id=match_id, attempt=attempt)
+        if match is None:
+            return False
+        seats = _seats_record(match=match, record=record)
+        match.status = Match.Status.FINISHED
+        match.moves = record.moves_json()
+        match.result_reason = record.reason
+        match.error_reason = ""
+        if record.engine_version:
+            match.engine_version = record.engine_version
+        if match.rated:
+            ratings_apply_match(match=match, seats=seats)
+        # Taken after the rating rows are locked: for two matches sharing a bot,
+        # finish order is the order their rating changes were applied.  The
+        # database's clock, so workers on hosts with skewed clocks agree too
+        # (read as a value, so the saved object holds a datetime, not an expression).
+        match.finished_at = db_clock()
+        match.save(update_fields=["status", "moves", "result_reason", "error_reason", "engine_version", "finished_at"])
+        _ended(match)
+    return True
+
+
+def match_record_error(*, match_id: int, attempt: int, reason: str, retry: bool = True) -> str | None:
+    """An error of the service, not of a bot: re-run the match, or ERRORED once out of attempts.
+
+    Never a forfeit and never a rating change.  ``retry=False`` (a package
+    that cannot be unpacked, say) errors at once.  Returns the new status,
+    or None when the match was no longer this attempt's.
+    """
+    with transaction.atomic():
+        match = _lock_running(match_id=match_id, attempt=attempt)
+        if match is None:
+            return None
+        match.error_reason = reason[:2000]
+        match.worker = ""
+        if retry and match.attempt < settings.ARBITER_MATCH_MAX_ATTEMPTS:
+            match.status = Match.Status.QUEUED
+            match.save(update_fields=["status", "error_reason", "worker"])
+            matches_enqueue(match_ids=[match.pk])
+        else:
+            match.status = Match.Status.ERRORED
+            match.finished_at = db_clock()
+            match.save(update_fields=["status", "error_reason", "worker", "finished_at"])
+            _ended(match)
+    logger.warning("match %s attempt %s: %s -> %s", match_id, attempt, reason, match.status)
+    return match.status
+
+
+def matches_requeue_errored(*, match_ids: Sequence[int] | None = None, tournament_id: int | None = None) -> int:
+    """Put ERRORED matches back in the queue (each gets one more attempt); returns how many.
+
+    A finished tournament with errored matches runs again until they are done
+    (its ``requeued`` hook reopens it).
+    """
+    matches = Match.objects.filter(status=Match.Status.ERRORED).exclude(tournament__status="cancelled")
+    if match_ids is not None:
+        matches = matches.filter(id__in=list(match_ids))
+    if tournament_id is not None:
+        matches = matches.filter(tournament_id=tournament_id)
+    with transaction.atomic():
+        _tournaments_lock(matches.values_list("tournament_id", flat=True))
+        requeued = list(matches.select_for_update().only("id", "kind", "tournament_id"))
+        ids = [m.pk for m in requeued]
+        Match.objects.filter(id__in=ids).update(status=Match.Status.QUEUED, finished_at=None)
+        for match in requeued:
+            hooks = _HOOKS.get(match.kind)
+            if hooks is not None and hooks.requeued is not None:
+                hooks.requeued(match)
+        matches_enqueue(match_ids=ids)
+    return len(ids)
+
+
+# -- consequences ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KindHooks:
+    """What a kind of match does when one of its matches ends or comes back (see the module docstring)."""
+
+    #: Inside the recording transaction, after the ratings: (match) -> None.
+    ended: Callable[[Match], None] | None = None
+    #: After that transaction commits: (match) -> None.  Must not raise.
+    committed: Callable[[Match], None] | None = None
+    #: Inside the transaction that puts an ERRORED match back in the queue: (match) -> None.
+    requeued: Callable[[Match], None] | None = None
+
+
+_HOOKS: dict[str, KindHooks] = {}
+
+
+def match_kind_register(kind: str, hooks: KindHooks) -> None:
+    """Register the hooks of one kind of match (once per kind, from its app's ``ready``)."""
+    _HOOKS[kind] = hooks
+
+
+def _ended(match: Match) -> None:
+    """Steps 2 and 3 of the consequences (the ratings come first, in the caller)."""
+    hooks = _HOOKS.get(match.kind)
+    if hooks is None:
+        return
+    if hooks.ended is not None:
+        hooks.ended(match)
+    committed = hooks.committed
+    if committed is not None:
+        transaction.on_commit(lambda: _safely(committed, match))
+
+
+def _safely(hook: Callable[[Match], None], match: Match) -> None:
+    # The result is committed; a failed follow-up is caught up by the next match or a read.
+    try:
+        hook(match)
+    except Exception:
+        logger.exception("after match %s was recorded, %s failed", match.pk, getattr(hook, "__name__", hook))

@@ -1,0 +1,127 @@
+"""Matches and their seats: one game between bot versions, from queued to finished.
+
+A match's whole life (create, enqueue, claim, heartbeat, record) is in
+``tournaments.matches.life``; these models hold its data and integrity rules.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+
+from workers.match import Clock
+
+DEFAULT_MOVE_MS = 1000
+DEFAULT_GAME_MS = 60_000
+DEFAULT_STARTUP_MS = 10_000
+
+
+class ClockFields(models.Model):
+    """A match's time limits in milliseconds; every model that makes matches carries them."""
+
+    move_ms = models.PositiveIntegerField(default=DEFAULT_MOVE_MS)
+    game_ms = models.PositiveIntegerField(default=DEFAULT_GAME_MS)
+    startup_ms = models.PositiveIntegerField(default=DEFAULT_STARTUP_MS)
+
+    class Meta:
+        abstract = True
+
+    @property
+    def clock(self) -> Clock:
+        """The three limits as the referee takes them."""
+        return Clock(move_ms=self.move_ms, game_ms=self.game_ms, startup_ms=self.startup_ms)
+
+
+class Match(ClockFields):
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        FINISHED = "finished", "Finished"
+        ERRORED = "errored", "Errored"
+        CANCELLED = "cancelled", "Cancelled"
+
+    class Kind(models.TextChoices):
+        """Who made the match; decides its Celery queue (docs/organisers.md)."""
+
+        TOURNAMENT = "tournament", "Tournament"
+        LADDER = "ladder", "Ladder"
+        CHALLENGE = "challenge", "Challenge"
+        VERSION_TEST = "version_test", "Version test"
+
+    tournament = models.ForeignKey(
+        "competitions.Tournament", on_delete=models.PROTECT, related_name="matches", null=True, blank=True
+    )
+    index = models.PositiveIntegerField(null=True, blank=True, help_text="position in the tournament schedule")
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.TOURNAMENT)
+    game = models.ForeignKey("games.Game", on_delete=models.PROTECT, related_name="matches")
+    engine_version = models.CharField(max_length=40)
+    options = models.JSONField(default=dict)
+    seats = models.PositiveSmallIntegerField()
+    seed = models.BigIntegerField()
+    rating_pool = models.CharField(max_length=200)
+    rated = models.BooleanField(default=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    attempt = models.PositiveIntegerField(default=0)
+    worker = models.CharField(max_length=200, blank=True)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    # When the last run_match message was sent: the dispatcher re-sends a QUEUED
+    # match whose message is older than ARBITER_DISPATCH_AFTER_S (matches/recovery.py).
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    moves = models.JSONField(default=list, blank=True)
+    result_reason = models.TextField(blank=True)
+    error_reason = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name_plural = "matches"
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "index"], name="match_unique_tournament_index"),
+            models.CheckConstraint(condition=Q(seats__gte=2), name="match_seats_at_least_two"),
+            models.CheckConstraint(
+                condition=Q(status__in=["queued", "running", "finished", "errored", "cancelled"]),
+                name="match_status_valid",
+            ),
+            # A match that ran (or runs) was claimed at least once.
+            models.CheckConstraint(
+                condition=Q(status__in=["queued", "cancelled", "errored"]) | Q(attempt__gte=1),
+                name="match_claimed_has_attempt",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["tournament", "status"], name="match_tournament_status"),
+            # Ladder top-up: queued work by kind, and a pool's recent ladder games.
+            models.Index(fields=["kind", "status"], name="match_kind_status"),
+            models.Index(fields=["kind", "rating_pool", "created"], name="match_kind_pool_created"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Match {self.pk} ({self.game_id}, {self.status})"
+
+
+class MatchSeat(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="match_seats")
+    seat = models.PositiveSmallIntegerField()
+    bot_version = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="match_seats")
+    team = models.PositiveSmallIntegerField()
+    rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    score = models.FloatField(null=True, blank=True)
+    # 'ok' or the protocol's forfeit status (workers.match.SeatStatus); empty until the match is recorded.
+    status = models.CharField(max_length=20, blank=True)
+    stderr = models.TextField(blank=True)
+    cpu_ms = models.PositiveIntegerField(null=True, blank=True)
+    peak_rss_kb = models.PositiveIntegerField(null=True, blank=True)
+    reported_name = models.CharField(max_length=100, blank=True)
+    reported_version = models.CharField(max_length=100, blank=True)
+
+    class Meta:
+        ordering = ["match_id", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "seat"], name="matchseat_unique_seat"),
+            models.CheckConstraint(condition=Q(rank__isnull=True) | Q(rank__gte=1), name="matchseat_rank_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.match_id}:{self.seat}"

@@ -1,0 +1,1 @@
+"""Ratings: Elo per pool, its rebuild, and the statistics behind performance tables."""

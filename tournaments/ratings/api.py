@@ -1,0 +1,111 @@
+"""Leaderboards per game and rating pool."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.generics import GenericAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from tournaments.api.common import found, user_of
+from tournaments.api.pagination import Pagination
+from tournaments.errors import ServiceError
+from tournaments.games.selectors import game_default_pool, game_list
+from tournaments.ratings.models import Rating
+from tournaments.ratings.selectors import leaderboard
+
+
+class LeaderboardRowSerializer(serializers.Serializer):
+    place = serializers.IntegerField()
+    bot = serializers.IntegerField()
+    bot_name = serializers.CharField()
+    owner = serializers.CharField()
+    bot_version = serializers.IntegerField()
+    version = serializers.IntegerField()
+    pool = serializers.CharField()
+    elo = serializers.FloatField()
+    games = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    draws = serializers.IntegerField()
+    losses = serializers.IntegerField()
+
+
+POOL = OpenApiParameter("pool", str, description="Rating pool; the game's default configuration's by default.")
+
+
+class LeaderboardApi(GenericAPIView):
+    """Each visible, active bot's current version, best Elo first."""
+
+    pagination_class = Pagination
+    serializer_class = LeaderboardRowSerializer
+
+    def get_queryset(self) -> Any:  # for the schema only
+        return Rating.objects.none()
+
+    def _board(self, request: Request, game_id: str | None) -> Response:
+        # Leaderboards are read far more often than ratings change, and a page costs ~30 ms of
+        # CPU (an exact count over every rating in the pool plus the rows).  Each response is
+        # kept for ARBITER_LEADERBOARD_CACHE_S seconds per viewer and URL, so it may lag the
+        # ratings by that long (0 turns this off).
+        ttl = settings.ARBITER_LEADERBOARD_CACHE_S
+        if ttl <= 0:
+            return self._compute_board(request, game_id)
+        user = user_of(request)
+        viewer = f"user:{user.id}" if user is not None and user.is_authenticated else "anonymous"
+        key = "leaderboard:" + hashlib.sha256(f"{viewer}|{game_id}|{request.get_full_path()}".encode()).hexdigest()
+        data = cache.get(key)
+        if data is None:
+            response = self._compute_board(request, game_id)
+            cache.set(key, response.data, ttl)
+            return response
+        return Response(data)
+
+    def _compute_board(self, request: Request, game_id: str | None) -> Response:
+        game_id = game_id or request.query_params.get("game")
+        if not game_id:
+            raise ServiceError("Say which game: ?game=<id>.", fields={"game": ["required"]})
+        game = found(game_list(include_unavailable=True).filter(id=game_id).first(), "game")
+        pool = request.query_params.get("pool") or game_default_pool(game=game)
+        ratings = leaderboard(game_id=game.id, pool=pool, user=user_of(request))
+        page = self.paginate_queryset(ratings)
+        start = self.paginator.page.start_index() if page else 1  # type: ignore[union-attr]
+        rows = [
+            {
+                "place": start + i,
+                "bot": r.bot_version.bot_id,
+                "bot_name": r.bot_version.bot.name,
+                "owner": r.bot_version.bot.owner.username,
+                "bot_version": r.bot_version_id,
+                "version": r.bot_version.number,
+                "pool": r.pool,
+                "elo": r.elo,
+                "games": r.games,
+                "wins": r.wins,
+                "draws": r.draws,
+                "losses": r.losses,
+            }
+            for i, r in enumerate(page or [])
+        ]
+        return self.get_paginated_response(rows)
+
+
+class RatingListApi(LeaderboardApi):
+    @extend_schema(
+        summary="Leaderboard of a game",
+        responses=LeaderboardRowSerializer(many=True),
+        parameters=[OpenApiParameter("game", str, required=True, description="The game's id."), POOL],
+    )
+    def get(self, request: Request) -> Response:
+        return self._board(request, None)
+
+
+class GameLeaderboardApi(LeaderboardApi):
+    @extend_schema(summary="Leaderboard of a game", parameters=[POOL], responses=LeaderboardRowSerializer(many=True))
+    def get(self, request: Request, game_id: str) -> Response:
+        return self._board(request, game_id)

@@ -1,0 +1,63 @@
+"""Reading ratings: leaderboards and a bot's history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Exists, Max, OuterRef, Q, QuerySet
+
+from tournaments.bots.models import Bot, BotVersion, BotVersionRetirement
+from tournaments.ratings.models import Rating, RatingChange
+
+
+def leaderboard(*, game_id: str, pool: str, user: Any = None) -> QuerySet[Rating]:
+    """Ratings of each visible, active bot's latest version (not retired) in a rating pool.
+
+    The latest version is the one shown; older versions keep their rows for history.
+    """
+    # Retired versions (models_challenges.BotVersionRetirement) no longer stand for their bot.
+    # "Not retired, and no newer version that is not retired" as an anti-join: PostgreSQL then
+    # walks the ratings best first and stops after a page, where an equality with a correlated
+    # "latest version" subquery ran that subquery for every rating (0.5 s with 10,000 bots).
+    # "Not retired" is NOT IN rather than a join: PostgreSQL hashes the (small) retirement
+    # table once instead of scanning it again for each of the 10,000 versions the count reads.
+    retired = BotVersionRetirement.objects.values("bot_version_id")
+    newer = BotVersion.objects.filter(
+        bot_id=OuterRef("bot_version__bot_id"), number__gt=OuterRef("bot_version__number")
+    ).exclude(id__in=retired)
+    ratings = (
+        Rating.objects.filter(pool=pool, bot_version__bot__game_id=game_id, bot_version__bot__active=True)
+        .exclude(bot_version_id__in=retired)
+        .exclude(Exists(newer))
+        .select_related("bot_version__bot__owner")
+        .defer("bot_version__package")
+    )
+    if not getattr(user, "is_staff", False):
+        visible = Q(bot_version__bot__visibility=Bot.Visibility.PUBLIC)
+        if user is not None and user.is_authenticated:
+            visible |= Q(bot_version__bot__owner_id=user.id)
+        ratings = ratings.filter(visible)
+    return ratings.order_by("-elo", "bot_version_id")
+
+
+def rating_history(*, bot: Bot, pool: str | None = None) -> QuerySet[RatingChange]:
+    """Every rating change of every version of a bot, oldest first."""
+    changes = (
+        RatingChange.objects.filter(rating__bot_version__bot=bot)
+        .select_related("rating", "rating__bot_version", "match")
+        .defer("rating__bot_version__package", "match__moves")
+    )
+    if pool:
+        changes = changes.filter(rating__pool=pool)
+    return changes.order_by("id")
+
+
+def bot_ratings(*, bot: Bot) -> QuerySet[Rating]:
+    """Current ratings of every version of a bot in every pool."""
+    return (
+        Rating.objects.filter(bot_version__bot=bot)
+        .select_related("bot_version")
+        .defer("bot_version__package")
+        .annotate(last_change=Max("changes__id"))
+        .order_by("pool", "-bot_version__number")
+    )

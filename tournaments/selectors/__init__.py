@@ -1,1 +1,0 @@
-"""Every non-trivial read of Arbiter's models."""

@@ -1,1 +1,0 @@
-"""Every write to Arbiter's models: one function per use case, ``<entity>_<verb>``."""

@@ -1,0 +1,98 @@
+"""What every app's admin shares: read-only history, small tables, links to the public pages.
+
+Reads go through the selectors, like the pages'.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+
+from tournaments.bots.models import Bot
+from tournaments.competitions.models import Tournament
+from tournaments.errors import ServiceError
+from tournaments.matches.models import Match
+from tournaments.ratings.selectors import rating_history
+from tournaments.web.charts import rating_charts
+
+_PAGES = {Tournament: "web-tournament", Bot: "web-bot", Match: "web-match"}
+
+
+def public_url(obj: Any) -> str | None:
+    """The public page of a tournament, bot or match (the admin's "View on site")."""
+    name = _PAGES.get(type(obj))
+    return reverse(name, args=[obj.pk]) if name and obj.pk else None
+
+
+@admin.display(description="Rating history")
+def bot_rating_chart(model_admin: Any, obj: Bot) -> SafeString | str:
+    """Every pool's Elo chart of the bot, as on its public page."""
+    if obj is None or obj.pk is None:
+        return "-"
+    charts = rating_charts(rating_history(bot=obj))
+    if not charts:
+        return "No rated games yet."
+    return format_html_join(
+        "",
+        '<figure style="margin:0 0 1em"><figcaption><code>{}</code>: {} rated games, now {}</figcaption>{}</figure>',
+        ((c["pool"], c["changes"], f"{c['last']:.1f}", c["svg"]) for c in charts),
+    )
+
+
+class ReadOnlyInline(admin.TabularInline):
+    """Rows shown under their parent, never added, edited or deleted here."""
+
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class HistoryAdmin(admin.ModelAdmin):
+    """History is written by services only: viewable, never edited or deleted here."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class PublicPageMixin:
+    """ "View on site" and a read-only link to the object's public page."""
+
+    view_on_site = staticmethod(public_url)
+
+    @admin.display(description="Public page")
+    def public_link(self, obj: Any) -> SafeString | str:
+        url = public_url(obj)
+        return format_html('<a href="{}">{}</a>', url, url) if url else "-"
+
+
+def html_table(headers: list[str], rows: list[list[Any]]) -> SafeString:
+    """A plain HTML table of already-formatted cells (escaped)."""
+    head = format_html_join("", "<th>{}</th>", ((h,) for h in headers))
+    body = format_html_join(
+        "", "<tr>{}</tr>", ((format_html_join("", "<td>{}</td>", ((c,) for c in row)),) for row in rows)
+    )
+    return format_html('<table class="arbiter-table"><thead><tr>{}</tr></thead><tbody>{}</tbody></table>', head, body)
+
+
+def service_errors(form: forms.ModelForm, exc: ServiceError) -> None:
+    """Show a service's refusal on the form, next to the field it names when the form has it."""
+    named = [f for f in exc.fields if f in form.fields]
+    form.add_error(named[0] if named else None, exc.message)
