@@ -10,13 +10,14 @@ lines too, like Django's and Celery's.
 from __future__ import annotations
 
 import multiprocessing
-import os
 
-bind = os.environ.get("ARBITER_BIND", "0.0.0.0:8000")
-workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() + 1))
-threads = int(os.environ.get("ARBITER_WEB_THREADS", "1"))
+from workers import config
+
+bind = config.read("ARBITER_BIND")
+workers = config.read("WEB_CONCURRENCY", default=multiprocessing.cpu_count() + 1)
+threads = config.read("ARBITER_WEB_THREADS")
 # Uploads and standings of large tournaments can take a few seconds; nothing legitimate takes 60.
-timeout = int(os.environ.get("ARBITER_WEB_TIMEOUT", "60"))
+timeout = config.read("ARBITER_WEB_TIMEOUT")
 graceful_timeout = 30
 keepalive = 5
 # Recycle workers now and then so a slow leak never grows without bound.
@@ -24,11 +25,11 @@ max_requests = 2000
 max_requests_jitter = 200
 accesslog = "-"
 errorlog = "-"
-loglevel = os.environ.get("ARBITER_LOG_LEVEL", "info").lower()
+loglevel = config.read("ARBITER_LOG_LEVEL")
 # Headers like X-Forwarded-Proto are trusted only from these addresses (the proxy in front).
-forwarded_allow_ips = os.environ.get("ARBITER_FORWARDED_ALLOW_IPS", "127.0.0.1")
+forwarded_allow_ips = config.read("ARBITER_FORWARDED_ALLOW_IPS")
 
-if os.environ.get("ARBITER_LOG_FORMAT", "").strip().lower() == "json":
+if config.read("ARBITER_LOG_FORMAT") == "json":
     logconfig_dict = {
         "version": 1,
         "disable_existing_loggers": False,

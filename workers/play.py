@@ -21,10 +21,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import engines
+from workers.limits import SandboxLimits
 from workers.match import Clock, MatchRecord, MatchSpec, SeatStatus
 from workers.packages import PackageError, program_from_directory, unpack_package
 from workers.referee import BotProgram, InfrastructureError, play_match
-from workers.sandbox import SandboxLimits
 
 
 def load_bot(path: Path, scratch: Path) -> BotProgram:

@@ -23,12 +23,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import engines
+from workers.limits import SandboxLimits
 from workers.match import Clock, MatchRecord, MatchSpec, MoveRecord, SeatRecord, SeatStatus, Termination
 from workers.sandbox import (
     BotProcess,
     BotProgram,
     InfrastructureError,
-    SandboxLimits,
     SandboxUnavailableError,
     become_subreaper,
     start_bot,
@@ -41,7 +41,6 @@ __all__ = [
     "MatchRecord",
     "MatchSpec",
     "MoveRecord",
-    "SandboxLimits",
     "SandboxUnavailableError",
     "SeatRecord",
     "SeatStatus",

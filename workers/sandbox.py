@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import math
 import os
 import shutil
 import signal
@@ -30,10 +29,11 @@ import subprocess
 import tempfile
 import time
 import uuid
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 
 from workers import seccomp
+from workers.limits import SandboxLimits
 from workers.match import SeatStatus
 from workers.slots import (
     NoFreeSlotError,
@@ -53,7 +53,6 @@ __all__ = [
     "BotProcess",
     "BotProgram",
     "InfrastructureError",
-    "SandboxLimits",
     "SandboxUnavailableError",
     "become_subreaper",
     "kill_uid",
@@ -87,68 +86,6 @@ class BotProgram:
 
     directory: Path
     command: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class SandboxLimits:
-    """Per-bot limits; every field is a setting (see :meth:`from_env`)."""
-
-    memory_mb: int = 512  # address space (RLIMIT_AS) of each process
-    processes: int = 64  # processes and threads of the slot uid (RLIMIT_NPROC)
-    open_files: int = 64
-    file_size_mb: int = 16  # largest file a bot may write (RLIMIT_FSIZE)
-    tmp_mb: int = 16  # size of the writable /tmp
-    shm_mb: int = 16  # size of /dev/shm
-    cpu_seconds: int | None = None  # None: startup + game budget + 2 s, from the match clock
-    output_kb: int = 4096  # all stdout lines of one bot in one match
-    slots: int = 64  # how many bots may run at once on this machine
-    first_uid: int = 60000
-    runtime_dir: str = ""  # per-match copies of the bots; "" picks one under the temp dir
-    # Slot locks: one place for the whole machine, whatever runtime_dir each worker uses.
-    lock_dir: str = ""  # "" is arbiter-slots under the temp dir
-    seccomp: bool = True
-    allow_unsandboxed: bool = False
-
-    # Each field's setting is ARBITER_SANDBOX_<FIELD>, but for these two.
-    _ENV_NAMES = {"runtime_dir": "ARBITER_SANDBOX_DIR", "allow_unsandboxed": "ARBITER_ALLOW_UNSANDBOXED"}
-
-    @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None) -> SandboxLimits:
-        """Defaults overridden by ``ARBITER_SANDBOX_*`` and ``ARBITER_ALLOW_UNSANDBOXED`` variables."""
-        environ = dict(os.environ if environ is None else environ)
-        values: dict[str, object] = {}
-        for f in fields(cls):
-            name = cls._ENV_NAMES.get(f.name, f"ARBITER_SANDBOX_{f.name.upper()}")
-            raw = environ.get(name, "").strip()
-            if not raw:
-                continue
-            if f.name in ("seccomp", "allow_unsandboxed"):
-                values[f.name] = raw.lower() in ("1", "true", "yes", "on")
-            elif f.name in ("runtime_dir", "lock_dir"):
-                values[f.name] = raw
-            else:
-                try:
-                    number = int(raw)
-                except ValueError:
-                    raise ValueError(f"{name} must be an integer, got {raw!r}") from None
-                if number <= 0:
-                    raise ValueError(f"{name} must be positive, got {number}")
-                values[f.name] = number
-        return cls(**values)  # type: ignore[arg-type]
-
-    def cpu_limit(self, startup_ms: int, game_ms: int) -> int:
-        """RLIMIT_CPU seconds for one bot of a match with this clock."""
-        if self.cpu_seconds is not None:
-            return self.cpu_seconds
-        return math.ceil((startup_ms + game_ms) / 1000) + 2
-
-    def lock_path(self) -> Path:
-        return Path(self.lock_dir) if self.lock_dir else Path(tempfile.gettempdir()) / "arbiter-slots"
-
-    def runtime_path(self) -> Path:
-        if self.runtime_dir:
-            return Path(self.runtime_dir)
-        return Path(tempfile.gettempdir()) / f"arbiter-sandbox-{os.geteuid()}"
 
 
 _CLK_TCK = os.sysconf("SC_CLK_TCK")

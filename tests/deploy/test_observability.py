@@ -80,8 +80,8 @@ def test_healthz_503_without_bubblewrap(client: Client, monkeypatch: pytest.Monk
 
 
 @pytest.mark.django_db
-def test_healthz_can_leave_the_sandbox_out(client: Client, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ARBITER_HEALTH_SANDBOX", "0")
+def test_healthz_can_leave_the_sandbox_out(client: Client, monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
+    settings.ARBITER_HEALTH_SANDBOX = False
     monkeypatch.setattr(sandbox, "BWRAP", "bwrap-not-installed-here")
     code, body = _healthz(client)
     assert code == 200 and body["checks"]["sandbox"]["skipped"] is True
@@ -127,8 +127,8 @@ def test_metrics_count_what_the_database_holds(
 
 
 @pytest.mark.django_db
-def test_metrics_token(client: Client, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ARBITER_METRICS_TOKEN", "s3cret-scrape-token")
+def test_metrics_token(client: Client, settings: Any) -> None:
+    settings.ARBITER_METRICS_TOKEN = "s3cret-scrape-token"
     assert client.get("/metrics").status_code == 401
     assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer wrong").status_code == 401
     assert "arbiter_matches" in _scrape(client, HTTP_AUTHORIZATION="Bearer s3cret-scrape-token")

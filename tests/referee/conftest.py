@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.referee.support import engine_registered, make_limits, require_sandbox
-from workers.sandbox import SandboxLimits
+from workers.limits import SandboxLimits
 
 
 @pytest.fixture(autouse=True)

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from tests.referee import countgame
+from workers.limits import SandboxLimits
 from workers.match import Clock
-from workers.sandbox import BotProgram, SandboxLimits, SandboxUnavailableError, pids_of_uid, sandbox_available
+from workers.sandbox import BotProgram, SandboxUnavailableError, pids_of_uid, sandbox_available
 from workers.slots import NoFreeSlotError, acquire_slot
 
 REPO = Path(__file__).resolve().parents[2]

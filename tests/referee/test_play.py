@@ -11,7 +11,7 @@ import pytest
 
 from tests.referee.support import RANDOM_BOT
 from workers import play
-from workers.sandbox import SandboxLimits
+from workers.limits import SandboxLimits
 
 
 def test_summary_and_seating() -> None:

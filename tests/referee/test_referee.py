@@ -11,9 +11,9 @@ import pytest
 import engines
 from tests.referee.support import FAST, random_bot, survivors, write_bot
 from workers import sandbox
+from workers.limits import SandboxLimits
 from workers.match import Clock, MatchRecord, MatchSpec
 from workers.referee import BotProgram, InfrastructureError, SandboxUnavailableError, forfeit_ranks, play_match
-from workers.sandbox import SandboxLimits
 
 # A bot skeleton: speaks the protocol; ``on_turn`` is filled in per test.
 SKELETON = """
@@ -181,17 +181,6 @@ def test_invalid_arguments(tmp_path: Path, limits: SandboxLimits) -> None:
         play_match(MatchSpec("", "count-test", {"target": -1}, seed=0, seats=2), [bot, bot], limits=limits)
     with pytest.raises(ValueError, match="need 2 bots"):
         play_match(MatchSpec("", "count-test", {}, seed=0, seats=2), [bot], limits=limits)
-
-
-def test_limits_from_env() -> None:
-    limits = SandboxLimits.from_env(
-        {"ARBITER_SANDBOX_MEMORY_MB": "256", "ARBITER_ALLOW_UNSANDBOXED": "1", "ARBITER_SANDBOX_SECCOMP": "0"}
-    )
-    assert (limits.memory_mb, limits.allow_unsandboxed, limits.seccomp, limits.processes) == (256, True, False, 64)
-    assert limits.cpu_limit(10_000, 60_000) == 72
-    with pytest.raises(ValueError, match="ARBITER_SANDBOX_PROCESSES"):
-        SandboxLimits.from_env({"ARBITER_SANDBOX_PROCESSES": "many"})
-    assert SandboxLimits.from_env({}) == SandboxLimits()
 
 
 def test_missing_bwrap(tmp_path: Path, runtime: Path, monkeypatch: pytest.MonkeyPatch, caplog) -> None:  # type: ignore[no-untyped-def]

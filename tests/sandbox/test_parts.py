@@ -13,9 +13,10 @@ import pytest
 
 from tests.referee.support import FAST, make_limits, random_bot, survivors
 from workers import seccomp
+from workers.limits import SandboxLimits
 from workers.match import MatchSpec
 from workers.referee import play_match
-from workers.sandbox import SandboxLimits, kill_uid, pids_of_uid
+from workers.sandbox import kill_uid, pids_of_uid
 from workers.slots import NoFreeSlotError, acquire_slot
 
 

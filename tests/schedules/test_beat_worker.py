@@ -323,8 +323,8 @@ def test_ladder_plays_everyone_serves_a_new_version_first_and_yields_to_tourname
     # ... and the ladder resumes once the tournament queue is empty.
     cluster.wait_for(
         "ladder games after the tournament",
-        lambda: cluster.query(
-            "SELECT count(*) FROM matches_match WHERE kind = 'ladder' AND created > %s", last_claim
-        )[0][0],
+        lambda: cluster.query("SELECT count(*) FROM matches_match WHERE kind = 'ladder' AND created > %s", last_claim)[
+            0
+        ][0],
         timeout=30,
     )

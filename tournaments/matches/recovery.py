@@ -46,7 +46,7 @@ logger = logging.getLogger(__name__)
 
 def match_queues() -> list[str]:
     """Every queue a run_match message may sit in."""
-    queues = getattr(settings, "ARBITER_QUEUES", None) or {"tournament": settings.CELERY_TASK_DEFAULT_QUEUE}
+    queues = settings.ARBITER_QUEUES
     return list(dict.fromkeys(queues.values()))
 
 

@@ -67,7 +67,7 @@ def _play(match_id: int, attempt: int) -> MatchRecord | str:
     """Play the claimed match: its record, or the status its error left it in."""
     try:
         spec = match_spec(match_id=match_id)
-        return play_match(spec, _programs(spec))
+        return play_match(spec, _programs(spec), limits=settings.ARBITER_SANDBOX)
     except PackageUnavailableError as exc:
         return str(match_record_error(match_id=match_id, attempt=attempt, reason=str(exc), retry=False))
     except InvalidOptionsError as exc:

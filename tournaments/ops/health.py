@@ -11,7 +11,6 @@ check out (reported as skipped) on web machines that never run bots.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from dataclasses import asdict, dataclass
@@ -23,6 +22,8 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 from kombu import Connection
+
+from workers import sandbox
 
 BROKER_TIMEOUT_S = 3.0
 _FAILURE_TTL_S = 15.0
@@ -66,7 +67,7 @@ def check_broker() -> Check:
 
     def probe() -> str:
         url = settings.CELERY_BROKER_URL
-        options = dict(getattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", {}) or {})
+        options = dict(settings.CELERY_BROKER_TRANSPORT_OPTIONS)
         with Connection(url, transport_options=options, connect_timeout=BROKER_TIMEOUT_S) as conn:
             conn.ensure_connection(max_retries=0, timeout=BROKER_TIMEOUT_S)  # 0: no retry
             # Redis connects lazily: ask it something so a dead server fails here.
@@ -85,9 +86,9 @@ _sandbox_cache: dict[str, Any] = {}
 
 def check_sandbox() -> Check:
     """The sandbox self-test, remembered for a while (see the module docstring)."""
-    if os.environ.get("ARBITER_HEALTH_SANDBOX", "1").strip().lower() in {"0", "false", "no", "off"}:
+    if not settings.ARBITER_HEALTH_SANDBOX:
         return Check(ok=True, ms=0.0, detail="not checked on this machine (ARBITER_HEALTH_SANDBOX=0)", skipped=True)
-    ttl_ok = float(os.environ.get("ARBITER_HEALTH_SANDBOX_TTL", "300"))
+    ttl_ok = settings.ARBITER_HEALTH_SANDBOX_TTL
     # One self-test at a time per process; concurrent probes wait and share its answer.
     with _sandbox_lock:
         cached = _sandbox_cache.get("result")
@@ -101,10 +102,7 @@ def check_sandbox() -> Check:
 
 
 def _sandbox_probe() -> str:
-    # Imported here: the web process needs the sandbox module only for this check.
-    from workers import sandbox
-
-    limits = sandbox.SandboxLimits.from_env()
+    limits = settings.ARBITER_SANDBOX
     # The self-test's own memory is per process and keeps successes only; forget it so that a
     # sandbox that broke since (bwrap removed, user namespaces turned off) shows up here.
     sandbox._checked.clear()

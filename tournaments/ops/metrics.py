@@ -27,7 +27,6 @@ Exported families (all prefixed ``arbiter_``):
 from __future__ import annotations
 
 import hmac
-import os
 from collections.abc import Iterator
 from datetime import timedelta
 
@@ -73,7 +72,7 @@ def _duration_histogram() -> tuple[list[tuple[str, float]], float]:
 
 
 def _queue_names() -> list[str]:
-    queues = getattr(settings, "CELERY_TASK_QUEUES", None) or []
+    queues = settings.CELERY_TASK_QUEUES
     names = [getattr(q, "name", q) for q in queues]
     return names or [settings.CELERY_TASK_DEFAULT_QUEUE]
 
@@ -81,7 +80,7 @@ def _queue_names() -> list[str]:
 def _broker_depths() -> dict[str, int]:
     """Messages waiting per Celery queue; -1 for every queue when the broker cannot be asked."""
     names = _queue_names()
-    options = dict(getattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", {}) or {})
+    options = dict(settings.CELERY_BROKER_TRANSPORT_OPTIONS)
     depths = {}
     try:
         with Connection(settings.CELERY_BROKER_URL, transport_options=options, connect_timeout=2) as conn:
@@ -161,7 +160,7 @@ def render_metrics() -> bytes:
 @require_GET
 def metrics(request: HttpRequest) -> HttpResponse:
     """Prometheus scrape endpoint (token-protected when ``ARBITER_METRICS_TOKEN`` is set)."""
-    token = os.environ.get("ARBITER_METRICS_TOKEN", "")
+    token = settings.ARBITER_METRICS_TOKEN
     if token:
         given = request.headers.get("Authorization", "")
         if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):

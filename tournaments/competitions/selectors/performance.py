@@ -143,7 +143,7 @@ def tournament_performance(*, tournament: Tournament, order: Sequence[int]) -> d
         same_matches = payload.get("matches") == finished_match_count(tournament=tournament)
         if same_matches and payload.get("order") == order:
             return {**payload, **stamp, "stale": False}
-        live_max = int(getattr(settings, "ARBITER_PERFORMANCE_LIVE_MAX_PLAYERS", 40))
+        live_max = settings.ARBITER_PERFORMANCE_LIVE_MAX_PLAYERS
         if len(order) > live_max:
             return {**_reordered(payload, order), **stamp, "stale": True}
     return {**performance_compute(tournament=tournament, order=order), "computed_at": None, "stale": False}

@@ -1,0 +1,272 @@
+"""Every environment variable Arbiter reads: its name, type, default and meaning, parsed in one place.
+
+The Django settings (``tournaments/settings.py``), the bot runtime (no Django:
+``workers.sandbox``, ``workers.play``) and gunicorn's configuration all read
+the environment through :func:`read`, so a variable is parsed the same way
+everywhere.  A malformed value raises :class:`ConfigError` naming the
+variable; the settings read every variable at import, so a web or worker
+process with a bad value stops at start, never at its first match.
+
+``docs/configuration.md`` lists the same variables; a test keeps the two
+equal and checks that nothing reads an ``ARBITER_*`` variable any other way.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+class ConfigError(ValueError):
+    """An environment variable has a value that cannot be used; the message names it."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One environment variable: how to parse it and what it means."""
+
+    name: str
+    kind: str  # "int", "float", "bool", "text", "path", "rate", "list", "choice"
+    default: Any
+    doc: str
+    group: str
+    minimum: float | None = None
+    choices: tuple[str, ...] = ()
+
+    def parse(self, raw: str) -> Any:
+        """The typed value of ``raw``; ConfigError naming the variable when it does not parse."""
+        try:
+            return _PARSERS[self.kind](self, raw.strip())
+        except ConfigError:
+            raise
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"{self.name}={raw!r}: {exc}") from None
+
+
+def _number(setting: Setting, raw: str, cast: Callable[[str], float]) -> float:
+    try:
+        value = cast(raw)
+    except ValueError:
+        what = "a whole number" if setting.kind == "int" else "a number"
+        raise ConfigError(f"{setting.name} must be {what}, got {raw!r}") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ConfigError(f"{setting.name} must be a finite number, got {raw!r}")
+    if setting.minimum is not None and value < setting.minimum:
+        raise ConfigError(f"{setting.name} must be at least {setting.minimum:g}, got {raw!r}")
+    return value
+
+
+def _bool(setting: Setting, raw: str) -> bool:
+    if raw.lower() in _TRUE:
+        return True
+    if raw.lower() in _FALSE:
+        return False
+    raise ConfigError(f"{setting.name} must be one of 1/0, true/false, yes/no, on/off; got {raw!r}")
+
+
+_RATE = re.compile(r"^\d+/(second|minute|hour|day)$")
+
+
+def _rate(setting: Setting, raw: str) -> str:
+    if not _RATE.match(raw):
+        raise ConfigError(f"{setting.name} must look like 60/hour (per second, minute, hour or day), got {raw!r}")
+    return raw
+
+
+def _choice(setting: Setting, raw: str) -> str:
+    if raw.lower() not in setting.choices:
+        raise ConfigError(f"{setting.name} must be one of {', '.join(setting.choices)}; got {raw!r}")
+    return raw.lower()
+
+
+_PARSERS: dict[str, Callable[[Setting, str], Any]] = {
+    "int": lambda s, raw: int(_number(s, raw, int)),
+    "float": lambda s, raw: float(_number(s, raw, float)),
+    "bool": _bool,
+    "text": lambda s, raw: raw,
+    "path": lambda s, raw: raw,
+    "rate": _rate,
+    "list": lambda s, raw: [part.strip() for part in raw.split(",") if part.strip()],
+    "choice": _choice,
+}
+
+SETTINGS: dict[str, Setting] = {}
+
+
+def _add(name: str, kind: str, default: Any, doc: str, group: str, **extra: Any) -> None:
+    SETTINGS[name] = Setting(name=name, kind=kind, default=default, doc=doc, group=group, **extra)
+
+
+def read(name: str, environ: Mapping[str, str] | None = None, *, default: Any = None) -> Any:
+    """The typed value of variable ``name`` (its registered default when unset or empty).
+
+    ``default`` replaces the registered default for callers whose default
+    depends on other settings (a path under the var dir, say).
+    """
+    setting = SETTINGS[name]
+    raw = (os.environ if environ is None else environ).get(name, "")
+    if raw.strip() == "":
+        return setting.default if default is None else default
+    return setting.parse(raw)
+
+
+def read_all(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Every registered variable parsed (to fail at start on any malformed one)."""
+    return {name: read(name, environ) for name in SETTINGS}
+
+
+# -- the variables ------------------------------------------------------------------------
+# Grouped as docs/configuration.md shows them.  Defaults of None mean "derived" (the doc says how).
+
+_G = "Deployment"
+_add("SECRET_KEY", "text", "", "Django's secret key. Unset means a developer machine: DEBUG on, a fixed key.", _G)
+_add("DEBUG", "bool", None, "Django's debug pages (default: on without SECRET_KEY, off with it).", _G)
+_add("ALLOWED_HOSTS", "list", None, "Host names the site answers to, comma-separated (default: any in development, "
+     "localhost otherwise).", _G)  # fmt: skip
+_add("CSRF_TRUSTED_ORIGINS", "list", [], "Origins trusted for CSRF, comma-separated (https://arbiter.example.org).", _G)
+_add("DATABASE_URL", "text", "", "PostgreSQL URL (postgres://user:pw@host:5432/db); unset: SQLite under the var dir.",
+     _G)  # fmt: skip
+_add("REDIS_URL", "text", "", "Redis URL for the Celery broker (redis://host:6379/0); unset: the file-system broker.",
+     _G)  # fmt: skip
+_add("CELERY_BROKER_URL", "text", "", "Overrides REDIS_URL as the broker URL.", _G)
+_add("ARBITER_VAR_DIR", "path", None, "Where the embedded database, broker, package cache and static files live "
+     "(default: var/ in the checkout).", _G)  # fmt: skip
+_add("ARBITER_QUEUE", "text", "celery", "Name of the main Celery queue; the other queues are named after it. "
+     "Separate installations sharing one Redis use different names.", _G)  # fmt: skip
+_add("ARBITER_STATIC_ROOT", "path", None, "Where collectstatic writes (default: static/ under the var dir).", _G)
+_add("ARBITER_HTTPS", "bool", False, "The site is reached over HTTPS only: secure cookies, HSTS, redirect.", _G)
+_add("ARBITER_SSL_REDIRECT", "bool", True, "With ARBITER_HTTPS, redirect plain HTTP to HTTPS.", _G)
+_add("ARBITER_HSTS_SECONDS", "int", 365 * 24 * 3600, "With ARBITER_HTTPS, the HSTS max-age.", _G, minimum=0)
+_add("ARBITER_HSTS_INCLUDE_SUBDOMAINS", "bool", True, "With ARBITER_HTTPS, HSTS covers subdomains.", _G)
+_add("ARBITER_HSTS_PRELOAD", "bool", True, "With ARBITER_HTTPS, HSTS asks for preloading.", _G)
+_add("ARBITER_BEHIND_PROXY", "bool", False, "Trust X-Forwarded-Proto from the proxy in front.", _G)
+_add("ARBITER_LOG_FORMAT", "choice", "text", "Log lines as text or as one JSON object per line.", _G,
+     choices=("text", "json"))  # fmt: skip
+_add("ARBITER_LOG_LEVEL", "choice", "info", "Log level of Arbiter's loggers and gunicorn.", _G,
+     choices=("debug", "info", "warning", "error", "critical"))  # fmt: skip
+_add("ARBITER_METRICS_TOKEN", "text", "", "When set, /metrics needs 'Authorization: Bearer <token>'.", _G)
+_add("ARBITER_HEALTH_SANDBOX", "bool", True, "/healthz runs the sandbox self-test (turn off on web-only hosts).", _G)
+_add("ARBITER_HEALTH_SANDBOX_TTL", "float", 300.0, "Seconds a passing sandbox self-test is reused by /healthz.", _G,
+     minimum=0)  # fmt: skip
+_add("ARBITER_DB_IDLE_TX_TIMEOUT_S", "int", 60, "PostgreSQL ends a session idle in a transaction this long, "
+     "releasing its locks (0: never).", _G, minimum=0)  # fmt: skip
+
+_G = "Web server (gunicorn, deploy/gunicorn.conf.py)"
+_add("ARBITER_BIND", "text", "0.0.0.0:8000", "Address gunicorn listens on.", _G)
+_add("WEB_CONCURRENCY", "int", None, "gunicorn worker processes (default: CPU cores + 1).", _G, minimum=1)
+_add("ARBITER_WEB_THREADS", "int", 1, "Threads per gunicorn worker.", _G, minimum=1)
+_add("ARBITER_WEB_TIMEOUT", "int", 60, "Seconds before gunicorn restarts a stuck worker.", _G, minimum=1)
+_add("ARBITER_FORWARDED_ALLOW_IPS", "text", "127.0.0.1", "Addresses whose X-Forwarded-* headers gunicorn trusts.", _G)
+
+_G = "Matches, leases and recovery"
+_add("ARBITER_MATCH_MAX_ATTEMPTS", "int", 3, "Attempts a match gets after failures of the service before it is "
+     "ERRORED.", _G, minimum=1)  # fmt: skip
+_add("ARBITER_TASK_MARGIN_S", "int", 60, "Seconds on top of a match's clocks before Celery's time limit strikes.", _G,
+     minimum=1)  # fmt: skip
+_add("ARBITER_LEASE_S", "float", 180.0, "A running match whose worker has not renewed its lease for this long is "
+     "run again.", _G, minimum=1)  # fmt: skip
+_add("ARBITER_HEARTBEAT_S", "float", 20.0, "Seconds between a worker's lease renewals.", _G, minimum=0.1)
+_add("ARBITER_SWEEP_EVERY_S", "float", 30.0, "Seconds between runs of the lease sweeper.", _G, minimum=1)
+_add("ARBITER_DISPATCH_AFTER_S", "float", 300.0, "A queued match whose message is older than this is sent again.", _G,
+     minimum=1)  # fmt: skip
+_add("ARBITER_DISPATCH_EVERY_S", "float", 60.0, "Seconds between runs of the dispatcher.", _G, minimum=1)
+_add("ARBITER_DISPATCH_BATCH", "int", 2000, "Most matches the dispatcher sends again in one run.", _G, minimum=1)
+_add("ARBITER_PACKAGE_CACHE", "path", None, "Where workers keep unpacked bot packages (default: packages/ under "
+     "the var dir).", _G)  # fmt: skip
+
+_G = "Bot sandbox (per bot)"
+_add("ARBITER_SANDBOX_MEMORY_MB", "int", 512, "Address space of each of a bot's processes, in MiB.", _G, minimum=1)
+_add("ARBITER_SANDBOX_PROCESSES", "int", 64, "Processes and threads a bot may have at once.", _G, minimum=1)
+_add("ARBITER_SANDBOX_OPEN_FILES", "int", 64, "Open files per bot process.", _G, minimum=1)
+_add("ARBITER_SANDBOX_FILE_SIZE_MB", "int", 16, "Largest file a bot may write, in MiB.", _G, minimum=1)
+_add("ARBITER_SANDBOX_TMP_MB", "int", 16, "Size of the bot's writable /tmp, in MiB.", _G, minimum=1)
+_add("ARBITER_SANDBOX_SHM_MB", "int", 16, "Size of the bot's /dev/shm, in MiB.", _G, minimum=1)
+_add("ARBITER_SANDBOX_CPU_SECONDS", "int", None, "CPU seconds per bot and match (default: the match's startup and "
+     "game clocks plus 2 s).", _G, minimum=1)  # fmt: skip
+_add("ARBITER_SANDBOX_OUTPUT_KB", "int", 4096, "All of a bot's answer lines in one match, in KiB.", _G, minimum=1)
+_add("ARBITER_SANDBOX_SLOTS", "int", 64, "Bots that may run at once on this machine (one uid each).", _G, minimum=1)
+_add("ARBITER_SANDBOX_FIRST_UID", "int", 60000, "First uid of the slot range (uids FIRST_UID .. FIRST_UID + SLOTS - 1 "
+     "belong to this installation).", _G, minimum=1000)  # fmt: skip
+_add("ARBITER_SANDBOX_DIR", "path", "", "Where per-match copies of the bots are made (default: under the temp dir).",
+     _G)  # fmt: skip
+_add("ARBITER_SANDBOX_LOCK_DIR", "path", "", "Where slot locks live; one place for the whole machine (default: "
+     "arbiter-slots under the temp dir).", _G)  # fmt: skip
+_add("ARBITER_SANDBOX_SECCOMP", "bool", True, "Filter the bots' system calls with seccomp.", _G)
+_add("ARBITER_ALLOW_UNSANDBOXED", "bool", False, "Run bots without bubblewrap where it cannot start (development "
+     "only: bots are then not isolated).", _G)  # fmt: skip
+
+_G = "Ratings"
+_add("ARBITER_ELO_START", "float", 1500.0, "Elo of a new rating.", _G)
+_add("ARBITER_ELO_K_NEW", "float", 40.0, "K factor while a rating has fewer than ARBITER_ELO_NEW_GAMES games.", _G,
+     minimum=0)  # fmt: skip
+_add("ARBITER_ELO_K", "float", 20.0, "K factor after that.", _G, minimum=0)
+_add("ARBITER_ELO_NEW_GAMES", "int", 30, "Rated games a rating counts as new.", _G, minimum=0)
+_add("ARBITER_PERFORMANCE_DEBOUNCE_S", "float", 30.0, "At most one refit of a tournament's performance table per "
+     "this many seconds.", _G, minimum=0)  # fmt: skip
+_add("ARBITER_PERFORMANCE_LIVE_MAX_PLAYERS", "int", 40, "Tournaments with at most this many players are fitted on "
+     "the spot when their table is stale.", _G, minimum=0)  # fmt: skip
+_add("ARBITER_LEADERBOARD_CACHE_S", "float", 5.0, "Seconds a leaderboard API response is reused per viewer and URL "
+     "(0: never).", _G, minimum=0)  # fmt: skip
+
+_G = "Competitions"
+_add("ARBITER_SCHEDULE_POLL_S", "float", 15.0, "Seconds between checks for due tournaments and schedules.", _G,
+     minimum=1)  # fmt: skip
+_add("ARBITER_LADDER_POLL_S", "float", 5.0, "Seconds between ladder top-ups.", _G, minimum=1)
+_add("ARBITER_LADDER_OTHER_QUEUED_MAX", "int", 0, "Ladder matches are added only while at most this many other "
+     "matches are queued.", _G, minimum=0)  # fmt: skip
+_add("ARBITER_LADDER_WINDOW_H", "float", 24.0, "Hours of recent ladder games that keep every bot's share level.", _G,
+     minimum=0)  # fmt: skip
+_add("ARBITER_LADDER_RATING_SCALE", "float", 200.0, "Ladder opponents are drawn with weight "
+     "exp(-(rating distance / scale)^2).", _G, minimum=1)  # fmt: skip
+_add("ARBITER_CHALLENGES_PER_DAY", "int", 50, "Challenges a user may create per UTC day.", _G, minimum=0)
+_add("ARBITER_CHALLENGE_MAX_GAMES", "int", 20, "Most games in one challenge.", _G, minimum=1)
+_add("ARBITER_VERSION_TEST_MAX_GAMES", "int", 400, "Most games one version test may play.", _G, minimum=2)
+_add("ARBITER_VERSION_TEST_PAIRS_IN_FLIGHT", "int", 4, "Pairs of a version test queued or running at once.", _G,
+     minimum=1)  # fmt: skip
+
+_G = "Uploads and limits"
+_add("ARBITER_MAX_PACKAGE_BYTES", "int", 5 * 1024 * 1024, "Largest bot package accepted, in bytes.", _G, minimum=1)
+_add("ARBITER_RATE_UPLOADS", "rate", "60/hour", "Uploads per user (new bots and versions).", _G)
+_add("ARBITER_RATE_CHALLENGES", "rate", "120/hour", "Challenge requests per user.", _G)
+
+_G = "Tests and benchmarks"
+_add("ARBITER_TEST_DATABASE_URL", "text", "", "PostgreSQL for the tests marked 'services' (they fail under CI "
+     "without it).", _G)  # fmt: skip
+_add("ARBITER_TEST_REDIS_URL", "text", "", "Redis for the tests marked 'services'.", _G)
+_add("ARBITER_TEST_ARTIFACTS", "path", "test-artifacts", "Where browser tests save their screenshots.", _G)
+_add("ARBITER_CHROMIUM", "path", "/usr/bin/chromium", "The Chromium the browser tests drive (Debian's package).", _G)
+_add("ARBITER_BENCH_DATABASE_URL", "text", "", "PostgreSQL for make bench (default: ARBITER_TEST_DATABASE_URL, "
+     "then the local server).", _G)  # fmt: skip
+_add("ARBITER_BENCH_REDIS_URL", "text", "", "Redis for make bench (default: ARBITER_TEST_REDIS_URL, then the local "
+     "server).", _G)  # fmt: skip
+
+
+def markdown() -> str:
+    """The reference table of docs/configuration.md, one section per group."""
+    lines: list[str] = []
+    group = None
+    for setting in SETTINGS.values():
+        if setting.group != group:
+            group = setting.group
+            lines += ["", f"## {group}", "", "| Variable | Default | Meaning |", "| --- | --- | --- |"]
+        default = "(derived, see meaning)" if setting.default is None else _shown(setting.default)
+        lines.append(f"| `{setting.name}` | {default} | {setting.doc} |")
+    return "\n".join(lines).lstrip() + "\n"
+
+
+def _shown(value: Any) -> str:
+    if value in ("", []):
+        return "(empty)"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return f"`{value}`"
+
+
+if __name__ == "__main__":
+    print(markdown(), end="")
