@@ -123,7 +123,8 @@ def _referee_warm(_: int) -> int:
 def _referee_chunk(job: tuple[str, list[str], list[tuple[str, int]]]) -> float:
     """Play the given (match id, seed) pairs one after the other; returns the seconds taken."""
     from workers.match import Clock, MatchSpec
-    from workers.referee import BotProgram, play_match
+    from workers.referee import play_match
+    from workers.sandbox import BotProgram
 
     directory, command, matches = job
     bot = BotProgram(directory=Path(directory), command=tuple(command))

@@ -28,8 +28,8 @@ import engines
 from engines.base import Engine, IllegalMoveError, Result, State
 from workers.limits import SandboxLimits
 from workers.match import Clock, MatchSpec
-from workers.referee import BotProgram, play_match
-from workers.sandbox import sandbox_available, start_bot
+from workers.referee import play_match
+from workers.sandbox import BotProgram, sandbox_available, start_bot
 
 PYTHON = "/usr/bin/python3"
 RANDOM_BOT = Path(__file__).resolve().parents[1] / "bots" / "random_bot.py"

@@ -20,8 +20,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from workers.limits import SandboxLimits
-from workers.sandbox import BotProgram, pids_of_uid, start_bot
-from workers.slots import process_tree
+from workers.sandbox import BotProgram, start_bot
+from workers.slots import pids_of_uid, process_tree
 
 BOT = "import sys\nheld = bytearray(32 << 20)\nfor i in range(0, len(held), 4096): held[i] = 1\nsys.stdin.readline()\n"
 

@@ -10,6 +10,7 @@ by autodiscovery; each of those modules adds its own periodic tasks to beat.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from celery import Celery
 
@@ -18,3 +19,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
 app = Celery("arbiter")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+def beat_every(seconds: float, task: Any, *, queue: str, expires: float) -> None:
+    """Have beat send ``task`` every ``seconds`` to ``queue``; an unconsumed message expires after ``expires``."""
+    name = f"arbiter-{task.name.rsplit('.', 1)[-1].replace('_', '-')}"
+    app.add_periodic_task(seconds, task.s(), name=name, queue=queue, expires=expires)

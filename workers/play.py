@@ -24,7 +24,8 @@ import engines
 from workers.limits import SandboxLimits
 from workers.match import Clock, MatchRecord, MatchSpec, SeatStatus
 from workers.packages import PackageError, program_from_directory, unpack_package
-from workers.referee import BotProgram, InfrastructureError, play_match
+from workers.referee import play_match
+from workers.sandbox import BotProgram, InfrastructureError
 
 
 def load_bot(path: Path, scratch: Path) -> BotProgram:

@@ -13,6 +13,7 @@ this is how a double-forked ``setsid`` daemon is caught as well.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import fcntl
 import logging
 import os
@@ -188,8 +189,6 @@ def become_subreaper() -> None:
     global _subreaper_set
     if _subreaper_set:
         return
-    import ctypes
-
     libc = ctypes.CDLL(None, use_errno=True)
     pr_set_child_subreaper = 36
     if libc.prctl(pr_set_child_subreaper, 1, 0, 0, 0) != 0:

@@ -79,19 +79,15 @@ def _world() -> World:
     draft = tournament_create(owner=owner, game_id="gamesup", name="draft", bot_ids=[bot.id, rival.id])
     challenge = challenge_create(challenger=owner, bot_id=bot.id, opponent_id=rival.id, games=2)
     world = World(owner, other, staff, bot, rival, draft, Match.objects.filter(tournament=played).get(), challenge)
-    # -- recurring round robins --
     from tournaments.competitions.models import TournamentSchedule
     from tournaments.competitions.services.schedules import schedule_save
 
     world.schedule = schedule_save(
         schedule=TournamentSchedule(name="Nightly", owner=staff, game_id="gamesup", seats=2, at_time=time(3))
     )
-    # -- end recurring round robins --
-    # -- version tests --
     from tournaments.competitions.services.version_tests import version_test_create
 
     world.version_test = version_test_create(user=owner, bot_id=bot.id, baseline_number=1)
-    # -- end version tests --
     return world
 
 
@@ -165,7 +161,7 @@ TABLE: dict[tuple[str, str], tuple[str, Any, dict[str, int]]] = {
         {A: 401, O: 403, W: 201, S: 403},
     ),
     ("api-challenge", "get"): ("/api/challenges/{challenge}/", None, {A: 401, O: 404, W: 200, S: 200}),
-    # -- recurring round robins: everyone reads, staff writes --
+    # Recurring round robins: everyone reads, staff writes.
     ("api-schedules", "get"): ("/api/schedules/", None, {A: 200, O: 200, W: 200, S: 200}),
     ("api-schedules", "post"): (
         "/api/schedules/",
@@ -178,8 +174,7 @@ TABLE: dict[tuple[str, str], tuple[str, Any, dict[str, int]]] = {
         lambda w: {"enabled": False},
         {A: 401, O: 403, W: 403, S: 200},
     ),
-    # -- end recurring round robins --
-    # -- version tests: the owner starts and cancels, whoever sees the bot reads --
+    # Version tests: the owner starts and cancels, whoever sees the bot reads.
     ("api-version-tests", "get"): ("/api/bots/{bot}/version-tests/", None, {A: 200, O: 200, W: 200, S: 200}),
     ("api-version-tests", "post"): (
         "/api/bots/{bot}/version-tests/",
@@ -196,7 +191,6 @@ TABLE: dict[tuple[str, str], tuple[str, Any, dict[str, int]]] = {
         None,
         {A: 401, O: 403, W: 200, S: 403},
     ),
-    # -- end version tests --
     ("api-schema", "get"): ("/api/schema/", None, {A: 200, O: 200, W: 200, S: 200}),
     ("api-docs", "get"): ("/api/docs/", None, {A: 200, O: 200, W: 200, S: 200}),
     ("api-redoc", "get"): ("/api/docs/redoc/", None, {A: 200, O: 200, W: 200, S: 200}),

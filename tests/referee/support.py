@@ -14,8 +14,8 @@ import pytest
 from tests.referee import countgame
 from workers.limits import SandboxLimits
 from workers.match import Clock
-from workers.sandbox import BotProgram, SandboxUnavailableError, pids_of_uid, sandbox_available
-from workers.slots import NoFreeSlotError, acquire_slot
+from workers.sandbox import BotProgram, SandboxUnavailableError, sandbox_available
+from workers.slots import NoFreeSlotError, acquire_slot, pids_of_uid
 
 REPO = Path(__file__).resolve().parents[2]
 RANDOM_BOT = REPO / "bots" / "random_bot.py"

@@ -13,7 +13,8 @@ from tests.referee.support import FAST, random_bot, survivors, write_bot
 from workers import sandbox
 from workers.limits import SandboxLimits
 from workers.match import Clock, MatchRecord, MatchSpec
-from workers.referee import BotProgram, InfrastructureError, SandboxUnavailableError, forfeit_ranks, play_match
+from workers.referee import forfeit_ranks, play_match
+from workers.sandbox import BotProgram, InfrastructureError, SandboxUnavailableError
 
 # A bot skeleton: speaks the protocol; ``on_turn`` is filled in per test.
 SKELETON = """

@@ -23,7 +23,8 @@ import pytest
 from tests.referee.support import REPO, make_limits, random_bot, survivors
 from workers.limits import SandboxLimits
 from workers.match import Clock, MatchRecord, MatchSpec
-from workers.referee import BotProgram, play_match
+from workers.referee import play_match
+from workers.sandbox import BotProgram
 
 BOTS = Path(__file__).parent / "bots"
 SECRET = "hunter2-do-not-leak-7f3a"

@@ -16,8 +16,7 @@ from workers import seccomp
 from workers.limits import SandboxLimits
 from workers.match import MatchSpec
 from workers.referee import play_match
-from workers.sandbox import kill_uid, pids_of_uid
-from workers.slots import NoFreeSlotError, acquire_slot
+from workers.slots import NoFreeSlotError, acquire_slot, kill_uid, pids_of_uid
 
 
 def test_slots_are_exclusive_across_processes(tmp_path: Path) -> None:

@@ -77,7 +77,7 @@ def test_tampered_package_is_refused(duel: Tournament) -> None:
 
 def test_infrastructure_error_requeues(duel: Tournament, monkeypatch: pytest.MonkeyPatch) -> None:
     from tournaments.matches import runner
-    from workers.referee import InfrastructureError
+    from workers.sandbox import InfrastructureError
 
     def broken(*args: Any, **kwargs: Any) -> None:
         raise InfrastructureError("no free sandbox slot")

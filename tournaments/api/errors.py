@@ -11,6 +11,7 @@ from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooMany
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
+from django.views.csrf import csrf_failure as django_csrf_failure
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -93,6 +94,4 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     if request.path.startswith("/api/"):
         body = error_body("permission_denied", f"CSRF check failed: {reason or 'no valid token'}.")
         return JsonResponse(body, status=status.HTTP_403_FORBIDDEN)
-    from django.views.csrf import csrf_failure as django_csrf_failure
-
     return django_csrf_failure(request, reason=reason)

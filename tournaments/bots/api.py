@@ -29,6 +29,7 @@ from tournaments.bots.services import (
     bot_version_retire,
 )
 from tournaments.errors import ForbiddenError, ServiceError
+from tournaments.ratings.api import RatingNumbersSerializer
 from tournaments.ratings.selectors import bot_ratings, rating_history
 
 UPLOAD_ERRORS = {
@@ -67,15 +68,9 @@ class BotCreatedSerializer(BotOutputSerializer):
         fields = [*BotOutputSerializer.Meta.fields, "version"]
 
 
-class RatingRowSerializer(serializers.Serializer):
+class RatingRowSerializer(RatingNumbersSerializer):
     version = serializers.IntegerField(source="bot_version.number")
     bot_version = serializers.IntegerField(source="bot_version_id")
-    pool = serializers.CharField()
-    elo = serializers.FloatField()
-    games = serializers.IntegerField()
-    wins = serializers.IntegerField()
-    draws = serializers.IntegerField()
-    losses = serializers.IntegerField()
 
 
 class BotDetailSerializer(BotOutputSerializer):

@@ -12,14 +12,13 @@ from django.db import IntegrityError, transaction
 from tournaments.bots.models import Bot, BotVersion, BotVersionRetirement
 from tournaments.errors import ConflictError, ForbiddenError, ServiceError
 from tournaments.games.models import Game
+from workers.packages import PackageError, inspect_package
 
 BOT_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
 def _package_inspect(*, data: bytes, filename: str) -> Any:
     """Validate a package without writing anything; ServiceError with the reason otherwise."""
-    from workers.packages import PackageError, inspect_package
-
     limit = settings.ARBITER_MAX_PACKAGE_BYTES
     if not data:
         raise ServiceError("The package is empty.", code="invalid_package", fields={"package": ["empty file"]})

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from workers.celery_app import app
+from workers.celery_app import app, beat_every
 
 
 @app.task(ignore_result=True)
@@ -58,15 +58,9 @@ def ladders_top_up() -> int:
 
 # These go to their own small queue so a long tournament queue cannot delay them,
 # and expire after one interval so a stopped worker finds no backlog.
-for _every, _task in (
-    (settings.ARBITER_SCHEDULE_POLL_S, tournaments_start_due),
-    (settings.ARBITER_SCHEDULE_POLL_S, schedules_run_due),
-    (settings.ARBITER_LADDER_POLL_S, ladders_top_up),
+for _task, _every in (
+    (tournaments_start_due, settings.ARBITER_SCHEDULE_POLL_S),
+    (schedules_run_due, settings.ARBITER_SCHEDULE_POLL_S),
+    (ladders_top_up, settings.ARBITER_LADDER_POLL_S),
 ):
-    app.add_periodic_task(
-        _every,
-        _task.s(),
-        name=f"arbiter-{_task.__name__.replace('_', '-')}",
-        queue=settings.ARBITER_BEAT_QUEUE,
-        expires=_every,
-    )
+    beat_every(_every, _task, queue=settings.ARBITER_BEAT_QUEUE, expires=_every)

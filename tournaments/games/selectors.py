@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
+
 from engines import UnknownEngineError, get_engine
 from tournaments.games.models import Game
 from tournaments.ratings.models import Rating
@@ -61,8 +63,6 @@ def game_configs(*, game: Game) -> list[dict[str, Any]]:
 
 def game_rules_text(*, game: Game) -> str | None:
     """The game's rules document (Markdown), read from inside the project only."""
-    from django.conf import settings
-
     if not game.rules_doc:
         return None
     root = settings.BASE_DIR.resolve()

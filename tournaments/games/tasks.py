@@ -7,13 +7,13 @@ from typing import Any
 
 from celery.signals import worker_ready
 
+from tournaments.games.services import game_sync
+
 logger = logging.getLogger(__name__)
 
 
 @worker_ready.connect
 def _games_sync_at_worker_start(**kwargs: Any) -> None:
-    from tournaments.games.services import game_sync
-
     try:
         game_sync()
     except Exception:  # a worker without a migrated database still starts; the task will say why

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import F
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.generics import GenericAPIView
@@ -13,9 +14,20 @@ from rest_framework.views import APIView
 
 from tournaments.api.common import found, user_of
 from tournaments.api.pagination import MatchCursorPagination
+from tournaments.matches.clocks import CLOCK_LIMITS_MS
 from tournaments.matches.filters import MatchFilter
-from tournaments.matches.models import Match, MatchSeat
+from tournaments.matches.models import DEFAULT_GAME_MS, DEFAULT_MOVE_MS, DEFAULT_STARTUP_MS, Match, MatchSeat
 from tournaments.matches.selectors import match_get, match_list
+
+
+class ClockInputSerializer(serializers.Serializer):
+    """The three clocks of requested matches, within the service's limits (every kind of request shares them)."""
+
+    move_ms = serializers.IntegerField(default=DEFAULT_MOVE_MS, min_value=1, max_value=CLOCK_LIMITS_MS["move_ms"])
+    game_ms = serializers.IntegerField(default=DEFAULT_GAME_MS, min_value=1, max_value=CLOCK_LIMITS_MS["game_ms"])
+    startup_ms = serializers.IntegerField(
+        default=DEFAULT_STARTUP_MS, min_value=1, max_value=CLOCK_LIMITS_MS["startup_ms"]
+    )
 
 
 class SeatSerializer(serializers.Serializer):
@@ -137,8 +149,6 @@ class MatchListApi(GenericAPIView):
     serializer_class = MatchSerializer
 
     def get_queryset(self) -> Any:
-        from django.db.models import F
-
         return match_list().annotate(challenge_id=F("challenge_link__challenge_id"))
 
     @extend_schema(

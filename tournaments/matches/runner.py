@@ -23,8 +23,8 @@ from tournaments.matches.life import match_claim, match_heartbeat, match_record_
 from tournaments.matches.selectors import match_spec
 from workers.match import MatchRecord, MatchSpec
 from workers.packages import PackageCache, PackageUnavailableError
-from workers.referee import InfrastructureError, play_match
-from workers.sandbox import BotProgram
+from workers.referee import play_match
+from workers.sandbox import BotProgram, InfrastructureError
 
 logger = logging.getLogger(__name__)
 

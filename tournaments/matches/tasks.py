@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from workers.celery_app import app
+from workers.celery_app import app, beat_every
 
 
 @app.task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
@@ -42,14 +42,8 @@ def matches_dispatch() -> int:
 # Both are cheap and idempotent; they share the beat queue, which a small worker on the
 # scheduler machine consumes so they never wait behind long matches.  A few intervals
 # of expiry keep a backlog bounded.
-for _every, _task in (
-    (settings.ARBITER_SWEEP_EVERY_S, matches_sweep),
-    (settings.ARBITER_DISPATCH_EVERY_S, matches_dispatch),
+for _task, _every in (
+    (matches_sweep, settings.ARBITER_SWEEP_EVERY_S),
+    (matches_dispatch, settings.ARBITER_DISPATCH_EVERY_S),
 ):
-    app.add_periodic_task(
-        _every,
-        _task.s(),
-        name=f"arbiter-{_task.__name__.replace('_', '-')}",
-        queue=settings.ARBITER_BEAT_QUEUE,
-        expires=4 * _every,
-    )
+    beat_every(_every, _task, queue=settings.ARBITER_BEAT_QUEUE, expires=4 * _every)

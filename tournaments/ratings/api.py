@@ -21,19 +21,24 @@ from tournaments.ratings.models import Rating
 from tournaments.ratings.selectors import leaderboard
 
 
-class LeaderboardRowSerializer(serializers.Serializer):
-    place = serializers.IntegerField()
-    bot = serializers.IntegerField()
-    bot_name = serializers.CharField()
-    owner = serializers.CharField()
-    bot_version = serializers.IntegerField()
-    version = serializers.IntegerField()
+class RatingNumbersSerializer(serializers.Serializer):
+    """A rating in a pool: its Elo and the record behind it."""
+
     pool = serializers.CharField()
     elo = serializers.FloatField()
     games = serializers.IntegerField()
     wins = serializers.IntegerField()
     draws = serializers.IntegerField()
     losses = serializers.IntegerField()
+
+
+class LeaderboardRowSerializer(RatingNumbersSerializer):
+    place = serializers.IntegerField()
+    bot = serializers.IntegerField()
+    bot_name = serializers.CharField()
+    owner = serializers.CharField()
+    bot_version = serializers.IntegerField()
+    version = serializers.IntegerField()
 
 
 POOL = OpenApiParameter("pool", str, description="Rating pool; the game's default configuration's by default.")

@@ -85,7 +85,6 @@ def elo_deltas(
     return deltas
 
 
-# -- one match's changes, shared by the live path and the rebuild --
 @dataclass(frozen=True)
 class MemberChange:
     """One member's rating change from one match, and the result counted for it."""

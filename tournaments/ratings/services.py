@@ -115,13 +115,3 @@ def ratings_apply_match(*, match: Match, seats: Sequence[MatchSeat]) -> list[Rat
     Rating.objects.bulk_update(list(ratings.values()), ["elo", "games", "wins", "draws", "losses", "updated"])
     RatingChange.objects.bulk_create(changes)
     return changes
-
-
-def ratings_rebuild(*, pool: str) -> int:
-    """Recompute every rating of ``pool`` from the match history and write it; returns the matches replayed.
-
-    See services/rebuild.py (``ratings_rebuild_apply``) and ``manage.py ratings_rebuild``.
-    """
-    from tournaments.ratings.rebuild import ratings_rebuild_apply
-
-    return ratings_rebuild_apply(pool=pool).matches

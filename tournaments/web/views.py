@@ -18,6 +18,7 @@ from tournaments.bots.selectors import bot_get, bot_versions
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.selectors.standings import tournament_progress, tournament_table
 from tournaments.competitions.selectors.tournaments import tournament_get, tournament_list
+from tournaments.competitions.selectors.version_tests import version_test_list
 from tournaments.games.models import Game
 from tournaments.games.selectors import game_default_pool, game_list, game_rating_pools
 from tournaments.matches.models import Match, MatchSeat
@@ -183,11 +184,8 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     ratings = list(bot_ratings(bot=bot))
     charts = rating_charts(rating_history(bot=bot))
     recent = _match_rows(match_list(bot_id=bot.id)[:RECENT_MATCHES])
-    # -- version tests: the latest few, with LLR and bounds (one query) --
-    from tournaments.competitions.selectors.version_tests import version_test_list
-
+    # The latest few version tests, with LLR and bounds (one query).
     version_tests = list(version_test_list(bot=bot)[:RECENT_VERSION_TESTS])
-    # -- end version tests --
     return render(
         request,
         "web/bot.html",

@@ -25,10 +25,10 @@ from tournaments.competitions.selectors.challenges import (
     challenge_status,
 )
 from tournaments.competitions.services.challenges import challenge_create
-from tournaments.matches.api import MatchSerializer, match_body
+from tournaments.matches.api import ClockInputSerializer, MatchSerializer, match_body
 
 
-class ChallengeInputSerializer(serializers.Serializer):
+class ChallengeInputSerializer(ClockInputSerializer):
     bot = id_field(help_text="Your bot's id.")
     opponent = id_field(help_text="Any public bot of the same game (or another of yours).")
     games = serializers.IntegerField(
@@ -37,9 +37,6 @@ class ChallengeInputSerializer(serializers.Serializer):
     swap_seats = serializers.BooleanField(default=True, help_text="Change sides every game.")
     seats = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=2, max_value=100)
     options = serializers.DictField(required=False, default=dict)
-    move_ms = serializers.IntegerField(default=1000, min_value=1, max_value=60_000)
-    game_ms = serializers.IntegerField(default=60000, min_value=1, max_value=3_600_000)
-    startup_ms = serializers.IntegerField(default=10000, min_value=1, max_value=60_000)
 
 
 class ChallengeSideSerializer(serializers.Serializer):

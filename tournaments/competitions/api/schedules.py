@@ -17,6 +17,7 @@ from tournaments.api.pagination import Pagination
 from tournaments.api.schema import error
 from tournaments.competitions.models import Tournament, TournamentSchedule
 from tournaments.competitions.services.schedules import schedule_save
+from tournaments.matches.api import ClockInputSerializer
 
 
 class IsOrganiserOrReadOnly(BasePermission):
@@ -46,7 +47,7 @@ class ScheduleOutputSerializer(serializers.ModelSerializer):
         return list(obj.editions.order_by("-id").values_list("id", flat=True)[:20])
 
 
-class ScheduleInputSerializer(serializers.Serializer):
+class ScheduleInputSerializer(ClockInputSerializer):
     """Every field of a schedule; on PATCH, any subset."""
 
     name = serializers.CharField(max_length=180, help_text="Editions are called '<name> <date>'.")
@@ -55,9 +56,6 @@ class ScheduleInputSerializer(serializers.Serializer):
     seats = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=2, max_value=100)
     format = serializers.ChoiceField(choices=Tournament.Format.choices, default=Tournament.Format.SINGLE)
     games_per_pairing = serializers.IntegerField(default=2, min_value=1, max_value=100)
-    move_ms = serializers.IntegerField(default=1000, min_value=1, max_value=60_000)
-    game_ms = serializers.IntegerField(default=60000, min_value=1, max_value=3_600_000)
-    startup_ms = serializers.IntegerField(default=10000, min_value=1, max_value=60_000)
     rated = serializers.BooleanField(default=True)
     kind = serializers.ChoiceField(choices=TournamentSchedule.Kind.choices, default=TournamentSchedule.Kind.DAILY)
     at_time = serializers.TimeField(required=False, allow_null=True, default=None, help_text="UTC, daily and weekly.")

@@ -23,6 +23,7 @@ from tournaments.competitions.selectors.standings import (
 )
 from tournaments.competitions.selectors.tournaments import tournament_get, tournament_list, tournament_participants
 from tournaments.competitions.services.tournaments import tournament_cancel, tournament_create, tournament_start
+from tournaments.matches.api import ClockInputSerializer
 
 
 class TournamentOutputSerializer(serializers.ModelSerializer):
@@ -74,7 +75,6 @@ class StandingsSerializer(serializers.Serializer):
         help_text="Per participant, best first: place, games, W/D/L, points, score %, Sonneborn-Berger, forfeits, "
         "Elo and performance.",
     )
-    # -- performance table: rows also carry perf_elo, ci_low, ci_high, los_next --
     performance_fit = serializers.DictField(
         child=serializers.JSONField(),
         help_text="The whole-tournament Bradley-Terry fit behind perf_elo: computed_at (null: fitted for this "
@@ -89,7 +89,7 @@ class CrosstableSerializer(serializers.Serializer):
     rows = serializers.ListField(child=serializers.JSONField(), help_text="One row per participant, standings order.")
 
 
-class TournamentInputSerializer(serializers.Serializer):
+class TournamentInputSerializer(ClockInputSerializer):
     game = serializers.CharField(max_length=40)
     name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
     participants = serializers.ListField(
@@ -111,19 +111,14 @@ class TournamentInputSerializer(serializers.Serializer):
     seats = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=2, max_value=100)
     format = serializers.ChoiceField(choices=Tournament.Format.choices, default=Tournament.Format.SINGLE)
     games_per_pairing = serializers.IntegerField(default=2, min_value=1, max_value=100)
-    move_ms = serializers.IntegerField(default=1000, min_value=1, max_value=60_000)
-    game_ms = serializers.IntegerField(default=60000, min_value=1, max_value=3_600_000)
-    startup_ms = serializers.IntegerField(default=10000, min_value=1, max_value=60_000)
     rated = serializers.BooleanField(default=True)
     start = serializers.BooleanField(default=False, help_text="Start at once (else POST .../start/ later).")
-    # -- scheduled and recurring tournaments --
     start_at = serializers.DateTimeField(
         required=False, allow_null=True, default=None, help_text="It starts itself then (a draft until then)."
     )
     all_active = serializers.BooleanField(
         default=False, help_text="Participants: the latest version of every active bot of the game, at start."
     )
-    # -- end scheduled and recurring tournaments --
 
 
 def _tournament(tournament_id: int) -> Tournament:
@@ -219,20 +214,9 @@ class TournamentStandingsApi(APIView):
                 "status": tournament.status,
                 "rating_pool": tournament.rating_pool,
                 "progress": tournament_progress(tournament=tournament),
-                **_standings_with_performance(tournament),
+                **tournament_standings_with_fit(tournament=tournament),
             }
         )
-
-
-# -- performance table (tournaments.competitions.selectors.performance): perf_elo, ci_low, ci_high, los_next per row --
-
-
-def _standings_with_performance(tournament: Tournament) -> dict[str, Any]:
-    """The standings rows with the cached whole-tournament fit merged in, and the fit's summary."""
-    return tournament_standings_with_fit(tournament=tournament)
-
-
-# -- end performance table --
 
 
 class TournamentCrosstableApi(APIView):

@@ -31,9 +31,10 @@ from tournaments.competitions.selectors.version_tests import (
     version_test_list,
 )
 from tournaments.competitions.services.version_tests import version_test_cancel, version_test_create
+from tournaments.matches.api import ClockInputSerializer
 
 
-class VersionTestInputSerializer(serializers.Serializer):
+class VersionTestInputSerializer(ClockInputSerializer):
     candidate = serializers.IntegerField(
         required=False, allow_null=True, default=None, min_value=1, help_text="Version number; default the newest."
     )
@@ -47,9 +48,6 @@ class VersionTestInputSerializer(serializers.Serializer):
     )
     seats = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=2, max_value=100)
     options = serializers.DictField(required=False, default=dict)
-    move_ms = serializers.IntegerField(default=1000, min_value=1, max_value=60_000)
-    game_ms = serializers.IntegerField(default=60000, min_value=1, max_value=3_600_000)
-    startup_ms = serializers.IntegerField(default=10000, min_value=1, max_value=60_000)
 
 
 class VersionTestOutputSerializer(serializers.ModelSerializer):

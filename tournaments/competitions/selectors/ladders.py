@@ -113,7 +113,3 @@ def ladder_candidates(*, ladder: Ladder, since: datetime) -> list[LadderCandidat
         )
         for v in versions
     ]
-
-
-def ladder_list() -> QuerySet[Ladder]:
-    return Ladder.objects.select_related("game").order_by("game_id", "pool")

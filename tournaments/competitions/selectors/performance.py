@@ -20,7 +20,6 @@ the order).  When it is not:
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,48 +27,12 @@ from django.conf import settings
 
 from engines import UnknownEngineError, get_engine
 from tournaments.competitions.models import Participant, PerformanceFit, Tournament
-from tournaments.matches.models import Match, MatchSeat
+from tournaments.competitions.selectors.results import tournament_finished_games
+from tournaments.matches.models import Match
 from tournaments.ratings.models import Rating
 from tournaments.ratings.stats import Game, fit
 
 PAYLOAD_VERSION = 1
-
-
-def _finished_games(tournament: Tournament) -> list[Game]:
-    """Finished matches as sides in seat order (one participant per team) with team ranks."""
-    # The id range first: bounded by it, PostgreSQL reads the seats through the match_id index.
-    # Only joined to the matches, it hashed them and read every seat of every tournament (100,000+).
-    # (The ids are fetched, not aggregated: MIN/MAX were planned as a walk along the primary key.)
-    finished = list(
-        Match.objects.filter(tournament=tournament, status=Match.Status.FINISHED).values_list("id", flat=True)
-    )
-    seats = (
-        MatchSeat.objects.filter(
-            match__tournament=tournament,
-            match__status=Match.Status.FINISHED,
-            match_id__gte=min(finished, default=0),
-            match_id__lte=max(finished, default=0),
-        )
-        .order_by("match_id", "seat")
-        .values_list("match_id", "team", "bot_version_id", "rank")
-    )
-    by_match: dict[int, list[tuple[int, int, int | None]]] = defaultdict(list)
-    for match_id, team, version, rank in seats:
-        by_match[match_id].append((team, version, rank))
-    games = []
-    for rows in by_match.values():
-        # Teams in the order of their first seat, so side 0 holds seat 0 (the first mover).
-        side_of: dict[int, int] = {}
-        rank_of: dict[int, int] = {}
-        for team, version, rank in rows:
-            side_of.setdefault(team, version)
-            if rank is None:
-                break
-            rank_of[team] = min(rank_of.get(team, rank), rank)
-        else:
-            teams = list(side_of)
-            games.append(Game(tuple(side_of[t] for t in teams), tuple(rank_of[t] for t in teams)))
-    return games
 
 
 def finished_match_count(*, tournament: Tournament) -> int:
@@ -100,7 +63,12 @@ def performance_compute(*, tournament: Tournament, order: Sequence[int]) -> dict
         first_mover = get_engine(tournament.game_id).has_first_mover
     except UnknownEngineError:
         first_mover = True
-    games = [g for g in _finished_games(tournament) if all(side in set(participants) for side in g.sides)]
+    entered = set(participants)
+    games = [
+        Game(tuple(g.members), tuple(g.ranks))
+        for g in tournament_finished_games(tournament=tournament)
+        if entered.issuperset(g.members)
+    ]
     result = fit(games, players=participants, anchor=anchor, first_mover=first_mover, order=order)
     return {
         "version": PAYLOAD_VERSION,

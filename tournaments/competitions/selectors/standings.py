@@ -19,7 +19,8 @@ from django.db.models import Count
 
 from tournaments.competitions.models import Participant, Tournament
 from tournaments.competitions.selectors.performance import standings_with_performance, tournament_performance
-from tournaments.matches.models import Match, MatchSeat
+from tournaments.competitions.selectors.results import FinishedGame, tournament_finished_games
+from tournaments.matches.models import Match
 from tournaments.ratings.elo import outcome, pair_score
 from tournaments.ratings.models import Rating
 
@@ -45,15 +46,6 @@ class _Row:
     rated_games: int = 0
 
 
-@dataclass(frozen=True)
-class _Game:
-    """One finished match seen as teams: each team's participant and rank."""
-
-    members: list[int]  # participant bot_version id per team
-    ranks: list[int]
-    forfeits: dict[int, set[str]]  # bot_version id -> non-ok statuses
-
-
 def _participants(tournament: Tournament) -> list[_Row]:
     entries = (
         Participant.objects.filter(tournament=tournament)
@@ -73,60 +65,16 @@ def _participants(tournament: Tournament) -> list[_Row]:
     ]
 
 
-def _finished_games(tournament: Tournament) -> list[_Game]:
-    # The id range first: bounded by it, PostgreSQL reads the seats through the match_id index.
-    # Only joined to the matches, it hashed them and read every seat of every tournament (100,000+).
-    # (The ids are fetched, not aggregated: MIN/MAX were planned as a walk along the primary key.)
-    finished = list(
-        Match.objects.filter(tournament=tournament, status=Match.Status.FINISHED).values_list("id", flat=True)
-    )
-    seats = (
-        MatchSeat.objects.filter(
-            match__tournament=tournament,
-            match__status=Match.Status.FINISHED,
-            match_id__gte=min(finished, default=0),
-            match_id__lte=max(finished, default=0),
-        )
-        .order_by("match_id", "seat")
-        .values_list("match_id", "team", "bot_version_id", "rank", "status")
-    )
-    by_match: dict[int, list[tuple[int, int, int | None, str]]] = defaultdict(list)
-    for match_id, team, version, rank, status in seats:
-        by_match[match_id].append((team, version, rank, status))
-    games = []
-    for rows in by_match.values():
-        team_member: dict[int, int] = {}
-        team_rank: dict[int, int] = {}
-        forfeits: dict[int, set[str]] = defaultdict(set)
-        for team, version, rank, status in rows:
-            team_member.setdefault(team, version)
-            if rank is not None:
-                team_rank[team] = min(team_rank.get(team, rank), rank)
-            if status and status != "ok":
-                forfeits[version].add(status)
-        order = sorted(team_member)
-        if len(team_rank) != len(order):
-            continue
-        games.append(
-            _Game(
-                members=[team_member[t] for t in order],
-                ranks=[team_rank[t] for t in order],
-                forfeits=dict(forfeits),
-            )
-        )
-    return games
-
-
 def _game_points(ranks: list[int]) -> list[float]:
     """1 for first place, split among those who share it; 0 otherwise (1, 1/2, 0 with two seats)."""
     firsts = sum(1 for r in ranks if r == 1)
     return [1.0 / firsts if r == 1 else 0.0 for r in ranks]
 
 
-def _compute(tournament: Tournament) -> tuple[list[_Row], dict[tuple[int, int], list[float]], list[_Game]]:
+def _compute(tournament: Tournament) -> tuple[list[_Row], dict[tuple[int, int], list[float]], list[FinishedGame]]:
     rows = _participants(tournament)
     by_version = {r.bot_version_id: r for r in rows}
-    games = _finished_games(tournament)
+    games = tournament_finished_games(tournament=tournament)
     # pair[(a, b)] = [a's points against b, games between them]
     pair: dict[tuple[int, int], list[float]] = defaultdict(lambda: [0.0, 0])
     for game in games:
