@@ -111,7 +111,7 @@ SILENCED_SYSTEM_CHECKS = ["models.W040"]
 
 if ENV["DATABASE_URL"]:
     DATABASES = {"default": dj_database_url.parse(ENV["DATABASE_URL"], conn_max_age=60)}
-    if ENV["ARBITER_DB_IDLE_TX_TIMEOUT_S"] > 0:
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and ENV["ARBITER_DB_IDLE_TX_TIMEOUT_S"] > 0:
         # PostgreSQL ends a session left idle inside a transaction this long, releasing its row
         # locks: a worker cut off mid-transaction cannot stall everyone else's results.
         _options = DATABASES["default"].setdefault("OPTIONS", {})
