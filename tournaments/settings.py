@@ -122,7 +122,7 @@ else:
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
-            "NAME": VAR_DIR / "arbiter.sqlite3",
+            "NAME": str(VAR_DIR / "arbiter.sqlite3"),
             "OPTIONS": {
                 # WAL lets the web server read while a worker writes; IMMEDIATE
                 # takes the write lock at BEGIN so two writers queue instead of

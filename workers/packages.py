@@ -26,6 +26,7 @@ import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import IO
 
 from workers.sandbox import BotProgram
 
@@ -112,7 +113,7 @@ class _Budget:
             raise PackageError(f"the package unpacks to more than {MAX_UNPACKED // (1024 * 1024)} MiB")
 
 
-def _read_capped(stream: io.BufferedIOBase, budget: _Budget, compressed: int | None, name: str) -> bytes:
+def _read_capped(stream: IO[bytes], budget: _Budget, compressed: int | None, name: str) -> bytes:
     """Read a member in chunks, failing as soon as a limit is crossed (headers are not trusted)."""
     out = bytearray()
     while True:
@@ -189,7 +190,7 @@ class _CappedStream(io.RawIOBase):
 def _tar_entries(data: bytes, budget: _Budget) -> list[_Entry]:
     # Headers and padding add 1 KiB a member at most; a ratio cap bounds the rest.
     cap = min(MAX_UNPACKED + 2 * MAX_FILES * 1024 + 1024 * 1024, max(RATIO_FREE_BYTES, MAX_RATIO * len(data)))
-    stream = _CappedStream(gzip.GzipFile(fileobj=io.BytesIO(data)), cap)  # type: ignore[arg-type]
+    stream = _CappedStream(gzip.GzipFile(fileobj=io.BytesIO(data)), cap)
     entries = []
     members = 0
     try:
@@ -215,7 +216,7 @@ def _tar_entries(data: bytes, budget: _Budget) -> list[_Entry]:
                 if budget.bytes + member.size > MAX_UNPACKED:
                     budget.add_bytes(member.size)
                 fileobj = archive.extractfile(member)
-                content = _read_capped(fileobj, budget, None, name) if fileobj else b""  # type: ignore[arg-type]
+                content = _read_capped(fileobj, budget, None, name) if fileobj else b""
                 entries.append(_Entry(path, False, bool(member.mode & 0o111), content))
     except PackageError:
         raise

@@ -23,7 +23,8 @@ from tournaments.matches.life import (
 from tournaments.matches.models import Match
 from tournaments.matches.recovery import matches_expire_leases
 from tournaments.ratings.models import Rating, RatingChange
-from tournaments.ratings.services import ratings_apply_match, ratings_rebuild
+from tournaments.ratings.rebuild import ratings_rebuild_apply
+from tournaments.ratings.services import ratings_apply_match
 
 from .conftest import RANDOM_BOT
 
@@ -207,7 +208,7 @@ def test_rebuild_gives_the_live_numbers(user: Any, make_bot: Any, play: Any) -> 
         ranks = [[1, 2], [2, 1], [1, 1]][i % 3]
         play(match, ranks)
     live = sorted(Rating.objects.values_list("bot_version_id", "elo", "games", "wins", "draws", "losses"))
-    assert ratings_rebuild(pool=tournament.rating_pool) == 12
+    assert ratings_rebuild_apply(pool=tournament.rating_pool).matches == 12
     rebuilt = sorted(Rating.objects.values_list("bot_version_id", "elo", "games", "wins", "draws", "losses"))
     assert [r[0] for r in rebuilt] == [r[0] for r in live]
     for x, y in zip(live, rebuilt, strict=True):

@@ -98,7 +98,7 @@ def test_tournament_enqueue_sends_time_limited_messages(duel: Tournament, monkey
     )
     assert competition_tasks.tournament_enqueue(duel.id) == 2
     ids = list(Match.objects.filter(tournament=duel).order_by("index").values_list("id", flat=True))
-    assert [(name, args) for name, args, _ in sent] == [("tournaments.matches.tasks.run_match", [i]) for i in ids]
+    assert [(name, args) for name, args, _ in sent] == [("tournaments.matches.tasks.run_match", (i,)) for i in ids]
     for _, _, options in sent:
         # startup + game budget of both seats, plus the margin.
         assert options["soft_time_limit"] == (10 + 20) * 2 + 60

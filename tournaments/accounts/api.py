@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from tournaments.api.common import signed_in
 from tournaments.api.schema import error
 from tournaments.errors import ConflictError
 
@@ -60,7 +61,7 @@ class TokenApi(APIView):
         responses={204: None},
     )
     def delete(self, request: Request) -> Response:
-        Token.objects.filter(user=request.user).delete()
+        Token.objects.filter(user=signed_in(request)).delete()
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import AnonymousUser
-from rest_framework import serializers
+from django.contrib.auth.models import AnonymousUser, User
+from rest_framework import exceptions, serializers
 from rest_framework.request import Request
 
 from tournaments.errors import NotFoundError
@@ -19,7 +19,16 @@ def found(obj: Any, what: str) -> Any:
 
 
 def user_of(request: Request) -> Any:
+    """The requesting user, anonymous included."""
     return request.user if request.user and request.user.is_authenticated else AnonymousUser()
+
+
+def signed_in(request: Request) -> User:
+    """The requesting user of a view that requires one (NotAuthenticated, a 401, otherwise)."""
+    user = request.user
+    if not isinstance(user, User):
+        raise exceptions.NotAuthenticated()
+    return user
 
 
 MAX_ID = 2**63 - 1

@@ -18,7 +18,8 @@ from rest_framework import serializers
 class ErrorDetailSerializer(serializers.Serializer):
     code = serializers.CharField(help_text="Stable machine-readable code, e.g. `not_found`, `invalid`, `throttled`.")
     message = serializers.CharField(help_text="A sentence for people.")
-    fields = serializers.DictField(
+    # The error shape's key is "fields", also the name of a Serializer attribute: this one is the shape's.
+    fields = serializers.DictField(  # type: ignore[assignment]
         child=serializers.JSONField(),
         help_text="Per-field problems (field name to a list of messages); empty when the error is not about input.",
     )

@@ -8,16 +8,18 @@ test with ``override_settings``) can change them.
 from __future__ import annotations
 
 from django.conf import settings
+from rest_framework.request import Request
 from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
 
 
 class ArbiterScopedThrottle(ScopedRateThrottle):
     """Counts requests per user (per address for anonymous ones) in the view's ``throttle_scope``."""
 
     def get_rate(self) -> str | None:
-        return settings.ARBITER_THROTTLE_RATES.get(self.scope)
+        return settings.ARBITER_THROTTLE_RATES.get(self.scope or "")
 
-    def allow_request(self, request, view) -> bool:  # type: ignore[no-untyped-def]
+    def allow_request(self, request: Request, view: APIView) -> bool:
         # Only writes are expensive: reading a list never counts against the budget.
         if request.method in ("GET", "HEAD", "OPTIONS"):
             return True

@@ -14,8 +14,16 @@ from tournaments.web.admin_kit import HistoryAdmin, PublicPageMixin, ReadOnlyInl
 
 class BotVersionInline(ReadOnlyInline):
     model = BotVersion
-    fields = ["number", "filename", "size", "checksum", "kind", "command", "created"]
-    readonly_fields = fields
+    readonly_fields = (
+        "number",
+        "filename",
+        "size",
+        "checksum",
+        "kind",
+        "command",
+        "created",
+    )
+    fields = readonly_fields
 
 
 @admin.register(Bot)

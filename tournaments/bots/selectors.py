@@ -51,11 +51,11 @@ def bot_version_package(*, version_id: int) -> tuple[bytes, str, str]:
     return bytes(version.package), version.filename, version.checksum
 
 
-def versions_current(*, bots: QuerySet[Bot] | Iterable[int]) -> dict[int, int]:
+def versions_current(*, bot_ids: Iterable[int]) -> dict[int, int]:
     """The current version of each bot: bot id -> version id (bots with no version left out)."""
     current: dict[int, int] = {}
     rows = (
-        BotVersion.objects.filter(bot_id__in=bots, retirement__isnull=True)
+        BotVersion.objects.filter(bot_id__in=bot_ids, retirement__isnull=True)
         .order_by("bot_id", "number")
         .values_list("bot_id", "id")
     )

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
-from django import forms
 from django.contrib import admin, messages
+from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
@@ -29,13 +29,16 @@ from tournaments.competitions.services.schedules import schedule_clean, schedule
 from tournaments.competitions.services.tournaments import tournament_cancel, tournament_start
 from tournaments.errors import ServiceError
 from tournaments.matches.life import matches_requeue_errored
-from tournaments.web.admin_kit import HistoryAdmin, PublicPageMixin, ReadOnlyInline, html_table, service_errors
+from tournaments.web.admin_kit import HistoryAdmin, PublicPageMixin, ReadOnlyInline, ServiceCheckedForm, html_table
 
 
 class ParticipantInline(ReadOnlyInline):
     model = Participant
-    fields = ["number", "bot_version"]
-    readonly_fields = fields
+    readonly_fields = (
+        "number",
+        "bot_version",
+    )
+    fields = readonly_fields
 
 
 class WhenFilter(admin.SimpleListFilter):
@@ -139,7 +142,7 @@ class TournamentAdmin(PublicPageMixin, admin.ModelAdmin):
         self.message_user(request, f"Re-queued {total} errored match(es).")
 
 
-class TournamentScheduleForm(forms.ModelForm):
+class TournamentScheduleForm(ServiceCheckedForm):
     class Meta:
         model = TournamentSchedule
         fields = [
@@ -147,13 +150,8 @@ class TournamentScheduleForm(forms.ModelForm):
             "startup_ms", "rated", "kind", "at_time", "weekday", "cron", "enabled",
         ]  # fmt: skip
 
-    def _post_clean(self) -> None:
-        super()._post_clean()
-        if not self.errors:
-            try:
-                schedule_clean(schedule=self.instance)
-            except ServiceError as exc:
-                service_errors(self, exc)
+    def service_check(self) -> None:
+        schedule_clean(schedule=self.instance)
 
 
 @admin.register(TournamentSchedule)
@@ -170,7 +168,7 @@ class TournamentScheduleAdmin(admin.ModelAdmin):
 
     def save_model(self, request: HttpRequest, obj: TournamentSchedule, form: Any, change: bool) -> None:
         if not change:
-            obj.owner = request.user
+            obj.owner = cast(User, request.user)  # only staff reach the admin
         schedule_save(schedule=obj, now=timezone.now())
 
     @admin.display(description="Recent editions")
@@ -179,18 +177,13 @@ class TournamentScheduleAdmin(admin.ModelAdmin):
         return html_table(["Tournament", "Status", "Started"], [[t.name, t.status, t.started or "-"] for t in rows])
 
 
-class LadderForm(forms.ModelForm):
+class LadderForm(ServiceCheckedForm):
     class Meta:
         model = Ladder
         fields = ["game", "options", "seats", "move_ms", "game_ms", "startup_ms", "queued_target", "enabled"]
 
-    def _post_clean(self) -> None:
-        super()._post_clean()
-        if not self.errors:
-            try:
-                ladder_clean(ladder=self.instance)
-            except ServiceError as exc:
-                service_errors(self, exc)
+    def service_check(self) -> None:
+        ladder_clean(ladder=self.instance)
 
 
 @admin.register(Ladder)
@@ -209,8 +202,11 @@ class LadderAdmin(admin.ModelAdmin):
 
 class ChallengeMatchInline(ReadOnlyInline):
     model = ChallengeMatch
-    fields = ["number", "match"]
-    readonly_fields = fields
+    readonly_fields = (
+        "number",
+        "match",
+    )
+    fields = readonly_fields
 
 
 @admin.register(Challenge)

@@ -14,14 +14,30 @@ from tournaments.web.admin_kit import HistoryAdmin, PublicPageMixin, ReadOnlyInl
 
 class MatchSeatInline(ReadOnlyInline):
     model = MatchSeat
-    fields = ["seat", "team", "bot_version", "rank", "score", "status", "cpu_ms", "peak_rss_kb", "stderr"]
-    readonly_fields = fields
+    readonly_fields = (
+        "seat",
+        "team",
+        "bot_version",
+        "rank",
+        "score",
+        "status",
+        "cpu_ms",
+        "peak_rss_kb",
+        "stderr",
+    )
+    fields = readonly_fields
 
 
 class MatchRatingChangeInline(ReadOnlyInline):
     model = RatingChange
-    fields = ["rating", "before", "after", "delta", "k"]
-    readonly_fields = fields
+    readonly_fields = (
+        "rating",
+        "before",
+        "after",
+        "delta",
+        "k",
+    )
+    fields = readonly_fields
 
 
 @admin.register(Match)

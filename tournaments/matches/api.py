@@ -159,7 +159,7 @@ class MatchListApi(GenericAPIView):
     def get(self, request: Request) -> Response:
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
         user = user_of(request)
-        return self.get_paginated_response([match_body(m, user=user, detail=False) for m in page])
+        return self.get_paginated_response([match_body(m, user=user, detail=False) for m in page or []])
 
 
 class MatchDetailApi(APIView):

@@ -139,7 +139,7 @@ def _send(rows: Iterable[dict[str, Any]]) -> None:
         clock = Clock(move_ms=r["move_ms"], game_ms=r["game_ms"], startup_ms=r["startup_ms"])
         soft, hard = match_time_limits(seats=r["seats"], clock=clock, margin_s=settings.ARBITER_TASK_MARGIN_S)
         queue = settings.ARBITER_QUEUES.get(r["kind"], settings.CELERY_TASK_DEFAULT_QUEUE)
-        run_match.apply_async(args=[r["id"]], soft_time_limit=soft, time_limit=hard, queue=queue)
+        run_match.apply_async(args=(r["id"],), soft_time_limit=soft, time_limit=hard, queue=queue)
 
 
 SEND_FIELDS = ("id", "kind", "seats", "move_ms", "game_ms", "startup_ms")

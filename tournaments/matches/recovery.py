@@ -39,7 +39,7 @@ from django.db.models import Q
 from tournaments.dbclock import db_clock, db_now
 from tournaments.matches.life import match_record_error, matches_enqueue
 from tournaments.matches.models import Match
-from workers.celery_app import app
+from workers.celery_app import queue_depths
 
 logger = logging.getLogger(__name__)
 
@@ -52,20 +52,11 @@ def match_queues() -> list[str]:
 
 def broker_backlog(*, queues: list[str]) -> int | None:
     """Messages waiting in ``queues`` (not those a worker holds), or None when the broker cannot say."""
-    try:
-        with app.connection_for_write() as conn:
-            channel = conn.default_channel
-            total = 0
-            for queue in queues:
-                try:
-                    total += channel.queue_declare(queue=queue, passive=True).message_count
-                except conn.channel_errors:
-                    # Redis drops an empty list, and a restarted broker knows no queue at all.
-                    channel = conn.channel()
-            return total
-    except Exception:  # an unreachable broker: we cannot tell, so do not hold back
-        logger.warning("dispatcher: could not read the broker's backlog", exc_info=True)
+    depths = queue_depths(queues)
+    if depths is None:
+        logger.warning("dispatcher: could not read the broker's backlog")
         return None
+    return sum(depths.values())
 
 
 def matches_dispatch(*, older_than_s: float | None = None, limit: int | None = None) -> int:
@@ -116,7 +107,7 @@ def matches_expire_leases(*, now: datetime | None = None) -> int:
     )
     ended = 0
     for match_id, attempt, worker, heartbeat_at in expired:
-        silent = (now - heartbeat_at).total_seconds()
+        silent = (now - heartbeat_at).total_seconds() if heartbeat_at else 0.0
         reason = f"infrastructure: lease expired (worker {worker or '?'} silent for {silent:.0f} s)"
         if match_record_error(match_id=match_id, attempt=attempt, reason=reason) is not None:
             ended += 1

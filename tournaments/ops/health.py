@@ -25,7 +25,7 @@ from kombu import Connection
 
 from workers import sandbox
 
-BROKER_TIMEOUT_S = 3.0
+BROKER_TIMEOUT_S = 3
 _FAILURE_TTL_S = 15.0
 
 

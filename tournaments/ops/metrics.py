@@ -31,11 +31,10 @@ from collections.abc import Iterator
 from datetime import timedelta
 
 from django.conf import settings
-from django.db.models import Count, DurationField, ExpressionWrapper, F, Q, Sum
+from django.db.models import Count, DurationField, ExpressionWrapper, F, Model, Q, Sum
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
-from kombu import Connection
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 
@@ -43,14 +42,15 @@ from tournaments.bots.models import Bot
 from tournaments.competitions.models import Tournament
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.ratings.models import RatingChange
+from workers.celery_app import queue_depths
 
 # Seconds; matches last from well under a second (tiny ply caps) to many minutes.
 DURATION_BUCKETS = (0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0, 3600.0)
 
 
-def _status_counts(model: type, statuses: list[str]) -> dict[str, int]:
+def _status_counts(model: type[Model], statuses: list[str]) -> dict[str, int]:
     counts = dict.fromkeys(statuses, 0)
-    for row in model.objects.values("status").annotate(n=Count("id")).order_by():
+    for row in model._default_manager.values("status").annotate(n=Count("id")).order_by():
         counts[row["status"]] = row["n"]
     return counts
 
@@ -73,26 +73,16 @@ def _duration_histogram() -> tuple[list[tuple[str, float]], float]:
 
 def _queue_names() -> list[str]:
     queues = settings.CELERY_TASK_QUEUES
-    names = [getattr(q, "name", q) for q in queues]
+    names = [q.name for q in queues]
     return names or [settings.CELERY_TASK_DEFAULT_QUEUE]
 
 
 def _broker_depths() -> dict[str, int]:
     """Messages waiting per Celery queue; -1 for every queue when the broker cannot be asked."""
     names = _queue_names()
-    options = dict(settings.CELERY_BROKER_TRANSPORT_OPTIONS)
-    depths = {}
-    try:
-        with Connection(settings.CELERY_BROKER_URL, transport_options=options, connect_timeout=2) as conn:
-            conn.ensure_connection(max_retries=0, timeout=2)  # 0: no retry
-            for name in names:
-                try:
-                    depths[name] = conn.default_channel.queue_declare(queue=name, passive=True).message_count
-                except conn.channel_errors:
-                    depths[name] = 0  # an empty Redis list does not exist: nothing waits
-    except Exception:  # the broker is down: say so in the value, keep the other metrics
-        return dict.fromkeys(names, -1)
-    return depths
+    depths = queue_depths(names)
+    # The broker is down: say so in the value, and keep the other metrics.
+    return depths if depths is not None else dict.fromkeys(names, -1)
 
 
 class DatabaseCollector:
@@ -152,7 +142,7 @@ def render_metrics() -> bytes:
     """The current metrics in the text exposition format."""
     # A registry per scrape: nothing is kept between scrapes, and no global registration can clash.
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(DatabaseCollector())  # type: ignore[arg-type]
+    registry.register(DatabaseCollector())
     return generate_latest(registry)
 
 

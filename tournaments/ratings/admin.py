@@ -10,8 +10,14 @@ from tournaments.web.admin_kit import HistoryAdmin, ReadOnlyInline
 
 class RatingChangeInline(ReadOnlyInline):
     model = RatingChange
-    fields = ["match", "before", "after", "delta", "k"]
-    readonly_fields = fields
+    readonly_fields = (
+        "match",
+        "before",
+        "after",
+        "delta",
+        "k",
+    )
+    fields = readonly_fields
 
 
 @admin.register(Rating)

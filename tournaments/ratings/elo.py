@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
+
+# Whatever names a rated member: a bot version id live, anything hashable in tests.
+M = TypeVar("M", bound=Hashable)
 
 
 @dataclass(frozen=True)
@@ -46,12 +49,12 @@ def outcome(rank: int, ranks: Sequence[int]) -> str:
 
 def elo_deltas(
     *,
-    teams: Sequence[Sequence[Hashable]],
+    teams: Sequence[Sequence[M]],
     team_ranks: Sequence[int],
-    ratings: Mapping[Hashable, float],
-    games: Mapping[Hashable, int],
+    ratings: Mapping[M, float],
+    games: Mapping[M, int],
     config: EloSettings,
-) -> dict[Hashable, float]:
+) -> dict[M, float]:
     """Each member's rating change for one match.
 
     ``teams[t]`` lists team t's distinct members (a bot version that fills
@@ -65,7 +68,7 @@ def elo_deltas(
         raise ValueError("a rated match needs at least two teams")
     if len(team_ranks) != count:
         raise ValueError("one rank per team")
-    members_seen: set[Hashable] = set()
+    members_seen: set[M] = set()
     for members in teams:
         if not members:
             raise ValueError("a team without members")
@@ -73,7 +76,7 @@ def elo_deltas(
             raise ValueError("a member sits on two teams: the match is not rated")
         members_seen.update(members)
     team_rating = [sum(ratings[m] for m in members) / len(members) for members in teams]
-    deltas: dict[Hashable, float] = {}
+    deltas: dict[M, float] = {}
     for i, members in enumerate(teams):
         surplus = sum(
             pair_score(team_ranks[i], team_ranks[j]) - expected_score(team_rating[i], team_rating[j])
@@ -86,10 +89,10 @@ def elo_deltas(
 
 
 @dataclass(frozen=True)
-class MemberChange:
+class MemberChange(Generic[M]):
     """One member's rating change from one match, and the result counted for it."""
 
-    member: Hashable
+    member: M
     before: float
     after: float
     delta: float
@@ -99,12 +102,12 @@ class MemberChange:
 
 def elo_match_changes(
     *,
-    teams: Sequence[Sequence[Hashable]],
+    teams: Sequence[Sequence[M]],
     team_ranks: Sequence[int],
-    ratings: Mapping[Hashable, float],
-    games: Mapping[Hashable, int],
+    ratings: Mapping[M, float],
+    games: Mapping[M, int],
     config: EloSettings,
-) -> list[MemberChange]:
+) -> list[MemberChange[M]]:
     """Every member's change for one match, in team order.
 
     ``services.ratings.ratings_apply_match`` (live) and
@@ -130,7 +133,7 @@ def elo_match_changes(
     return changes
 
 
-def rating_tally(rating: Any, change: MemberChange) -> None:
+def rating_tally(rating: Any, change: MemberChange[Any]) -> None:
     """Apply ``change`` to a rating record (elo, games, wins/draws/losses), in place.
 
     The live path (Rating rows) and the rebuild (its own records) both count

@@ -18,6 +18,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from django.db import connection, transaction
 from django.db.models import ProtectedError
@@ -31,6 +32,7 @@ from tournaments.ratings.services import elo_settings, match_teams
 logger = logging.getLogger(__name__)
 
 # Matches read per query while replaying.
+T = TypeVar("T")
 CHUNK = 2000
 # The live and rebuilt Elo come from the same float operations in the same order,
 # so they agree to the last bit; the tolerance only forgives a database that rounds.
@@ -91,7 +93,7 @@ def _snapshot() -> Iterator[None]:
         yield
 
 
-def _chunks(ids: list[int]) -> Iterator[list[int]]:
+def _chunks(ids: list[T]) -> Iterator[list[T]]:
     for i in range(0, len(ids), CHUNK):
         yield ids[i : i + CHUNK]
 
@@ -119,7 +121,7 @@ def ratings_replay(*, pool: str | None = None) -> Replay:
         for vid, bot_id, number in BotVersion.objects.filter(id__in=missing).values_list("id", "bot_id", "number"):
             versions[vid] = (bot_id, number)
         for match_id, match_pool in chunk:
-            lineup = match_teams(seats[match_id])  # type: ignore[arg-type]  # duck-typed seats
+            lineup = match_teams(seats[match_id])
             if lineup is None:
                 continue
             teams, team_ranks = lineup

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Sequence
+from typing import Protocol
 
 from django.conf import settings
 from django.db import transaction
@@ -26,7 +27,20 @@ def elo_settings() -> EloSettings:
     )
 
 
-def match_teams(seats: Sequence[MatchSeat]) -> tuple[list[list[int]], list[int]] | None:
+class SeatLike(Protocol):
+    """What the rating arithmetic reads of a seat (a MatchSeat, or the rebuild's lighter rows)."""
+
+    @property
+    def seat(self) -> int: ...
+    @property
+    def team(self) -> int: ...
+    @property
+    def rank(self) -> int | None: ...
+    @property
+    def bot_version_id(self) -> int: ...
+
+
+def match_teams(seats: Sequence[SeatLike]) -> tuple[list[list[int]], list[int]] | None:
     """Distinct bot versions per team and each team's rank; None when the match cannot be rated.
 
     A version filling several seats of one team is one member; a version on

@@ -24,10 +24,10 @@ from tournaments.web.charts import rating_charts
 _PAGES = {Tournament: "web-tournament", Bot: "web-bot", Match: "web-match"}
 
 
-def public_url(obj: Any) -> str | None:
-    """The public page of a tournament, bot or match (the admin's "View on site")."""
+def public_url(obj: Any) -> str:
+    """The public page of a tournament, bot or match (the admin's "View on site"); "" for other objects."""
     name = _PAGES.get(type(obj))
-    return reverse(name, args=[obj.pk]) if name and obj.pk else None
+    return reverse(name, args=[obj.pk]) if name and obj.pk else ""
 
 
 @admin.display(description="Rating history")
@@ -73,9 +73,10 @@ class HistoryAdmin(admin.ModelAdmin):
 
 
 class PublicPageMixin:
-    """ "View on site" and a read-only link to the object's public page."""
+    """The admin's "View on site" and a read-only link, both to the object's public page."""
 
-    view_on_site = staticmethod(public_url)
+    def get_view_on_site_url(self, obj: Any = None) -> str | None:
+        return (public_url(obj) or None) if obj is not None else None
 
     @admin.display(description="Public page")
     def public_link(self, obj: Any) -> SafeString | str:
@@ -90,6 +91,22 @@ def html_table(headers: list[str], rows: list[list[Any]]) -> SafeString:
         "", "<tr>{}</tr>", ((format_html_join("", "<td>{}</td>", ((c,) for c in row)),) for row in rows)
     )
     return format_html('<table class="arbiter-table"><thead><tr>{}</tr></thead><tbody>{}</tbody></table>', head, body)
+
+
+class ServiceCheckedForm(forms.ModelForm):
+    """A model form whose instance is also checked by a service (``service_check``) once it is built."""
+
+    def service_check(self) -> None:
+        """Raise ServiceError when the service refuses the instance."""
+
+    def validate_unique(self) -> None:
+        # Django calls this last, with the instance built from the cleaned data.
+        super().validate_unique()
+        if not self.errors:
+            try:
+                self.service_check()
+            except ServiceError as exc:
+                service_errors(self, exc)
 
 
 def service_errors(form: forms.ModelForm, exc: ServiceError) -> None:

@@ -134,8 +134,8 @@ class ChallengeListCreateApi(GenericAPIView):
         challenge = challenge_create(
             challenger=request.user, bot_id=values.pop("bot"), opponent_id=values.pop("opponent"), **values
         )
-        challenge = challenge_get(user=request.user, challenge_id=challenge.id)
-        return Response(_detail(challenge, request.user), status=status.HTTP_201_CREATED)
+        created = found(challenge_get(user=request.user, challenge_id=challenge.id), "challenge")
+        return Response(_detail(created, request.user), status=status.HTTP_201_CREATED)
 
 
 class ChallengeDetailApi(APIView):

@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tournaments.api.common import found
+from tournaments.api.common import found, signed_in
 from tournaments.api.pagination import Pagination
 from tournaments.api.schema import error
 from tournaments.competitions.models import Tournament, TournamentSchedule
@@ -112,7 +112,7 @@ class ScheduleListCreateApi(GenericAPIView):
     def post(self, request: Request) -> Response:
         data = ScheduleInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        schedule = _apply(TournamentSchedule(owner=request.user, seats=0), dict(data.validated_data))
+        schedule = _apply(TournamentSchedule(owner=signed_in(request), seats=0), dict(data.validated_data))
         schedule_save(schedule=schedule)
         return Response(ScheduleOutputSerializer(_schedule(schedule.id)).data, status=status.HTTP_201_CREATED)
 

@@ -20,7 +20,7 @@ hosts only shifts when a refit runs, never whether a result is included.
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -64,7 +64,7 @@ def performance_refresh(*, tournament_id: int) -> PerformanceFit:
     return row
 
 
-def performance_request_refit(*, tournament_id: int, now: object = None) -> bool:
+def performance_request_refit(*, tournament_id: int, now: datetime | None = None) -> bool:
     """Ask for a refit of the tournament's table, debounced; True when a task was sent.
 
     Call it outside (after) the transaction that recorded the result.
@@ -94,4 +94,4 @@ def performance_match_recorded(match: Match) -> None:
 
 def _send(*, tournament_id: int, countdown: float) -> None:
     # The short-task queue: behind the match queues a refit could wait for hours.
-    performance_refit.apply_async(args=[tournament_id], countdown=countdown, queue=settings.ARBITER_BEAT_QUEUE)
+    performance_refit.apply_async(args=(tournament_id,), countdown=countdown, queue=settings.ARBITER_BEAT_QUEUE)

@@ -52,7 +52,7 @@ def _visible(bot: Bot, user: Any) -> bool:
 def _entrants(*, bot_ids: Sequence[int], game: Game, user: Any, version_ids: Sequence[int]) -> list[int]:
     """The version each listed bot plays: its current one, or the one pinned in ``version_ids``."""
     bots = _bots_check(bot_ids=bot_ids, game=game, user=user)
-    chosen = versions_current(bots=bot_ids)
+    chosen = versions_current(bot_ids=bot_ids)
     pinned: set[int] = set()
     for version in BotVersion.objects.defer("package").filter(id__in=list(version_ids)).select_related("retirement"):
         if version.bot_id not in bots:
@@ -157,7 +157,7 @@ def _participants_fill_all_active(*, tournament: Tournament) -> int:
     bots = Bot.objects.filter(game_id=tournament.game_id, active=True).filter(
         Q(visibility=Bot.Visibility.PUBLIC) | Q(owner_id=tournament.owner_id)
     )
-    current = versions_current(bots=bots.values("id"))
+    current = versions_current(bot_ids=bots.values_list("id", flat=True))
     versions = [current[bot_id] for bot_id in sorted(current)]
     if len(versions) > MAX_PARTICIPANTS:
         logger.warning(
@@ -252,17 +252,21 @@ def tournament_match_ended(match: Match) -> None:
     Runs in the match's recording transaction, which holds the tournament's
     row lock, so two last matches finishing at once cannot both miss each other.
     """
+    tournament_id = match.tournament_id
+    if tournament_id is None:
+        return
     pending = Match.objects.filter(
-        tournament_id=match.tournament_id, status__in=[Match.Status.QUEUED, Match.Status.RUNNING]
+        tournament_id=tournament_id, status__in=[Match.Status.QUEUED, Match.Status.RUNNING]
     ).exists()
     if not pending:
-        Tournament.objects.filter(pk=match.tournament_id, status=Tournament.Status.RUNNING).update(
+        Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.RUNNING).update(
             status=Tournament.Status.FINISHED, finished=timezone.now()
         )
 
 
 def tournament_match_requeued(match: Match) -> None:
     """An errored match of a finished tournament runs again: the tournament is running until it is done."""
-    Tournament.objects.filter(pk=match.tournament_id, status=Tournament.Status.FINISHED).update(
-        status=Tournament.Status.RUNNING, finished=None
-    )
+    if match.tournament_id is not None:
+        Tournament.objects.filter(pk=match.tournament_id, status=Tournament.Status.FINISHED).update(
+            status=Tournament.Status.RUNNING, finished=None
+        )

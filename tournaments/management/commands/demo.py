@@ -24,9 +24,10 @@ from tournaments.bots.services import bot_create, bot_version_create
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 from tournaments.games.services import game_sync
+from workers.match import Clock
 
 DEMO_PLY_CAP = 150
-DEMO_CLOCK = {"move_ms": 1000, "game_ms": 30000, "startup_ms": 5000}
+DEMO_CLOCK = Clock(move_ms=1000, game_ms=30000, startup_ms=5000)
 
 
 def _package_random() -> tuple[bytes, str]:
@@ -114,7 +115,9 @@ class Command(BaseCommand):
                     options=options,
                     seats=seats,
                     games_per_pairing=max(2, teams),
-                    **DEMO_CLOCK,
+                    move_ms=DEMO_CLOCK.move_ms,
+                    game_ms=DEMO_CLOCK.game_ms,
+                    startup_ms=DEMO_CLOCK.startup_ms,
                 )
                 tournament_start(tournament=tournament, user=demo)
                 started += 1
