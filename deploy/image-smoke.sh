@@ -196,6 +196,19 @@ refused() {
 refused seccomp=unconfined "${SYSTEMPATHS[@]}"
 refused systempaths=unconfined "${SECCOMP[@]}"
 
+say "the compose file, as podman-compose reads it"
+if command -v podman-compose >/dev/null; then
+    printf 'SECRET_KEY=x\nPOSTGRES_PASSWORD=x\nARBITER_HOST=x\nFLOWER_BASIC_AUTH=x:y\n' >"$WORK/compose.env"
+    podman-compose -f deploy/docker-compose.yml --env-file "$WORK/compose.env" config >"$WORK/compose.out" 2>&1 \
+        || { cat "$WORK/compose.out" >&2; fail "podman-compose cannot read deploy/docker-compose.yml"; }
+    # Every Arbiter service waits for its own dependencies (podman 4.3 cannot wait for "healthy").
+    [ "$(grep -c 'deploy/wait_ready.py' "$WORK/compose.out")" -ge 6 ] \
+        || fail "podman-compose config lacks wait_ready.py for each Arbiter service"
+    podman-compose --version | head -1
+else
+    echo "podman-compose is not installed: skipped (.ci/run installs it)"
+fi
+
 # ---------------------------------------------------------------------------------------------
 say "database $DB_NAME, queue $QUEUE"
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
