@@ -204,7 +204,8 @@ if command -v podman-compose >/dev/null; then
     # Every Arbiter service waits for its own dependencies (podman 4.3 cannot wait for "healthy").
     [ "$(grep -c 'deploy/wait_ready.py' "$WORK/compose.out")" -ge 6 ] \
         || fail "podman-compose config lacks wait_ready.py for each Arbiter service"
-    podman-compose --version | head -1
+    version="$(podman-compose --version)"  # not "| head -1": it would break the pipe under pipefail
+    echo "podman-compose reads it: ${version%%$'\n'*}"
 else
     echo "podman-compose is not installed: skipped (.ci/run installs it)"
 fi
