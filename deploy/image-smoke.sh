@@ -205,7 +205,7 @@ if command -v podman-compose >/dev/null; then
     [ "$(grep -c 'deploy/wait_ready.py' "$WORK/compose.out")" -ge 6 ] \
         || fail "podman-compose config lacks wait_ready.py for each Arbiter service"
     version="$(podman-compose --version)"  # not "| head -1": it would break the pipe under pipefail
-    echo "podman-compose reads it: ${version%%$'\n'*}"
+    echo "podman-compose reads it (${version//$'\n'/, })"
 else
     echo "podman-compose is not installed: skipped (.ci/run installs it)"
 fi
