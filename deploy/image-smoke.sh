@@ -62,7 +62,7 @@ fail() { printf 'image-smoke: FAILED: %s\n' "$*" >&2; exit 1; }
 oneshot() { podman run --rm -i --no-healthcheck --network host --env-file "$WORK/app.env" "$APP_TAG" "$@"; }
 
 cleanup() {
-    local code=$? name
+    local code=$? name left
     set +e
     if [ "$OK" != 1 ] && [ "${#CONTAINERS[@]}" -gt 0 ]; then
         for name in "${CONTAINERS[@]}"; do
@@ -72,7 +72,12 @@ cleanup() {
     fi
     if [ "${#CONTAINERS[@]}" -gt 0 ]; then
         say "removing containers"
-        podman rm --force --time 5 "${CONTAINERS[@]}" >/dev/null 2>&1
+        # One at a time, and once more on failure: podman 4.3 has left one of a batch behind.
+        for name in "${CONTAINERS[@]}"; do
+            podman rm --force --time 5 "$name" >/dev/null 2>&1 || { sleep 2; podman rm --force "$name" >/dev/null 2>&1; }
+        done
+        left="$(podman ps --all --filter "name=^$NAME-" --format '{{.Names}}')"
+        [ -z "$left" ] || { echo "image-smoke: could not remove: $left" >&2; code=1; }
     fi
     if [ "$DB_CREATED" = 1 ]; then
         oneshot python - "$DB_ADMIN_URL" "$DB_NAME" "$QUEUE" <<'PY' >/dev/null 2>&1 || echo "image-smoke: could not drop database $DB_NAME" >&2
