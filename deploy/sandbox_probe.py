@@ -1,16 +1,19 @@
 """Check that this process has every privilege the bot sandbox uses; print the findings as JSON.
 
-Starts one real sandboxed bot that holds 32 MiB and waits on stdin, then tries what a
-worker does during a match: measure the bot's memory (reads /proc of another uid),
-find who holds its output pipe, renice its uid, and kill every process of that uid.
-Run it inside a worker container (``python deploy/sandbox_probe.py``) to check a
-host's Docker settings; exit status 0 when everything worked.
+Starts one real sandboxed bot that says which ``python3`` it runs, holds 32 MiB and waits
+on stdin, then tries what a worker does during a match: measure the bot's memory (reads
+/proc of another uid), find who holds its output pipe, renice its uid, and kill every
+process of that uid.  Run it inside a worker container (``python deploy/sandbox_probe.py``)
+to check a host's Docker or podman settings; exit status 0 when everything worked.  When
+the sandbox cannot start at all, the output has ``"sandboxed": false`` and the reason
+(in a container: the missing container option).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import sys
 import tempfile
@@ -20,21 +23,34 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from workers.limits import SandboxLimits
-from workers.sandbox import BotProgram, start_bot
+from workers.sandbox import BotProgram, SandboxUnavailableError, start_bot
 from workers.slots import pids_of_uid, process_tree
 
-BOT = "import sys\nheld = bytearray(32 << 20)\nfor i in range(0, len(held), 4096): held[i] = 1\nsys.stdin.readline()\n"
+BOT = (
+    "import sys\nprint(sys.executable, flush=True)\n"
+    "held = bytearray(32 << 20)\nfor i in range(0, len(held), 4096): held[i] = 1\nsys.stdin.readline()\n"
+)
+# The interpreter docs/bots.md promises: the distribution's, not one a base image put in /usr/local.
+DISTRIBUTION_PYTHON = "/usr/bin/python3"
 
 
 def probe() -> dict[str, object]:
-    """Run the checks; every value True means the sandbox has what it needs here."""
+    """Run the checks; every boolean True means the sandbox has what it needs here."""
     work = Path(tempfile.mkdtemp(prefix="arbiter-probe-"))
     os.chmod(work, 0o755)
     (work / "bot.py").write_text(BOT)
     found: dict[str, object] = {"root": os.geteuid() == 0}
-    proc = start_bot(BotProgram(work, ("python3", "bot.py")), SandboxLimits.from_env(), 20)
+    try:
+        proc = start_bot(BotProgram(work, ("python3", "bot.py")), SandboxLimits.from_env(), 20)
+    except SandboxUnavailableError as exc:
+        shutil.rmtree(work, ignore_errors=True)
+        return {**found, "sandboxed": False, "error": str(exc)}
     try:
         found["sandboxed"] = proc.sandboxed
+        stdout = proc.popen.stdout
+        ready, _, _ = select.select([stdout], [], [], 10)
+        found["python"] = stdout.readline().decode().strip() if ready else ""  # type: ignore[union-attr]
+        found["distribution_python"] = found["python"] == DISTRIBUTION_PYTHON
         # /proc/<pid>/status (what sample() reads) is open to anyone: wait there until the bot
         # holds its memory, then ask smaps_rollup, which needs the privileges under test.
         deadline = time.monotonic() + 10
@@ -66,4 +82,4 @@ def _nice(pid: int) -> int | None:
 if __name__ == "__main__":
     result = probe()
     print(json.dumps(result))
-    sys.exit(0 if all(result.values()) else 1)
+    sys.exit(0 if all(v for v in result.values() if isinstance(v, bool)) and "error" not in result else 1)

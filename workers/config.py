@@ -154,6 +154,12 @@ _add("ARBITER_METRICS_TOKEN", "text", "", "When set, /metrics needs 'Authorizati
 _add("ARBITER_HEALTH_SANDBOX", "bool", True, "/healthz runs the sandbox self-test (turn off on web-only hosts).", _G)
 _add("ARBITER_HEALTH_SANDBOX_TTL", "float", 300.0, "Seconds a passing sandbox self-test is reused by /healthz.", _G,
      minimum=0)  # fmt: skip
+_add("ARBITER_ROLE", "choice", "", "The role of this container for its health check (deploy/healthcheck.py): web, "
+     "worker, maintenance, beat, flower or migrate; empty: read from its processes.", _G,
+     choices=("", "web", "worker", "maintenance", "beat", "flower", "migrate"))  # fmt: skip
+_add("ARBITER_WAIT_TIMEOUT", "float", 180.0, "Seconds deploy/wait_ready.py waits for the database, the broker and "
+     "the migrations before giving up.", _G, minimum=1)  # fmt: skip
+_add("FLOWER_PORT", "int", 5555, "The port Flower listens on (its health check asks it there).", _G, minimum=1)
 _add("ARBITER_DB_IDLE_TX_TIMEOUT_S", "int", 60, "PostgreSQL ends a session idle in a transaction this long, "
      "releasing its locks (0: never).", _G, minimum=0)  # fmt: skip
 

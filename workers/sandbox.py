@@ -29,7 +29,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from workers import seccomp
+from workers import containers, seccomp
 from workers.botprocess import BotProcess
 from workers.limits import SandboxLimits
 from workers.slots import (
@@ -44,8 +44,10 @@ from workers.slots import (
 log = logging.getLogger(__name__)
 
 BWRAP = "bwrap"
-# The only environment a bot (and bwrap itself) ever sees: nothing of the worker's.
-BOT_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"}
+# The only environment a bot (and bwrap itself) ever sees: nothing of the worker's.  /usr/bin
+# comes first so that `python3` is the distribution's (docs/bots.md), even where an image (such
+# as python:3.11-slim) or an administrator put another one in /usr/local/bin.
+BOT_ENV = {"PATH": "/usr/bin:/bin:/usr/local/bin", "LANG": "C.UTF-8", "HOME": "/tmp"}
 # Harmless parts of /etc that toolchains need (dynamic linker cache, alternatives symlinks).
 _ETC_WHITELIST = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime")
 
@@ -139,11 +141,28 @@ def _self_test(limits: SandboxLimits) -> None:
     finally:
         proc.cleanup()
     if code != 0:
-        raise SandboxUnavailableError(
-            f"bubblewrap cannot start a sandbox here (exit status {code}: {err.strip()[:500]}); install the "
-            "Debian package `bubblewrap` and enable unprivileged user namespaces"
-        )
+        raise SandboxUnavailableError(unavailable_reason(code, err))
     _checked[key] = None
+
+
+def unavailable_reason(code: int | None, stderr: str, root: Path = Path("/")) -> str:
+    """Why the self-test failed, with the cure: in a container, the container options it lacks."""
+    seen = f"exit status {code}: {stderr.strip()[:500]}"
+    if containers.in_container(root):
+        missing = containers.missing_options(root)
+        if missing:
+            return (
+                f"bubblewrap cannot start a sandbox in this container ({seen}); the worker's container needs: "
+                + "; ".join(missing)
+            )
+        return (
+            f"bubblewrap cannot start a sandbox in this container ({seen}); compare the worker's container "
+            "options with docs/deploy.md (What the sandbox needs inside a container)"
+        )
+    return (
+        f"bubblewrap cannot start a sandbox here ({seen}); install the Debian package `bubblewrap` "
+        "and enable unprivileged user namespaces"
+    )
 
 
 def _bwrap_args(limits: SandboxLimits, botdir: Path, seccomp_fd: int | None) -> list[str]:
