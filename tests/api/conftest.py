@@ -11,6 +11,7 @@ import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
+from tests.live.fixtures import LiveFactory
 from tests.service.conftest import _games, make_bot, other, play, staff, user  # noqa: F401
 
 SETUP = """
@@ -41,7 +42,7 @@ class LiveServer:
 
 
 @pytest.fixture(scope="session")
-def live_api(live_processes_session: Any) -> Iterator[LiveServer]:
+def live_api(live_processes_session: LiveFactory) -> Iterator[LiveServer]:
     """One real server (runserver on SQLite) for the black-box tests: the doc examples and the fuzzer.
 
     A user with a token and two bots are added first.

@@ -15,12 +15,12 @@ import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.live import ROOT, Api, free_port, greedy_zip, random_bot
+from tests.live.fixtures import LiveFactory
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 
@@ -74,7 +74,7 @@ class RunLocal:
 
 
 @pytest.fixture
-def process_set(live_processes: Any) -> Iterator[RunLocal]:
+def process_set(live_processes: LiveFactory) -> Iterator[RunLocal]:
     procs = live_processes(tag="deploy")  # no processes of its own: the environment run-local.sh gets
     port = free_port()
     env = procs.env()

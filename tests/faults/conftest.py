@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from tests.faults.harness import FAST_SETTINGS, Cluster, have_sandbox
+from tests.live.fixtures import LiveFactory
 
 
 @pytest.fixture
-def cluster(live_processes: Any) -> Cluster:
+def cluster(live_processes: LiveFactory) -> Cluster:
     """A set with nothing running but its own redis-server (``cluster.procs["redis"]``); the test starts the rest."""
     have_sandbox()
     return live_processes(redis="private", env=FAST_SETTINGS, supervise=True, tag="faults", set_class=Cluster)

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from tests.live import ProcessSet, wait_for
+from tests.live.fixtures import LiveFactory
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 
@@ -24,7 +25,7 @@ WAIT_S = 120
 
 
 @pytest.fixture
-def cluster(live_processes: Any) -> ProcessSet:
+def cluster(live_processes: LiveFactory) -> ProcessSet:
     """A worker with an embedded beat, a second beat, and a worker for the beat queue, beats every second."""
     procs = live_processes(tag="sched", env={"ARBITER_SCHEDULE_POLL_S": "1", "ARBITER_LADDER_POLL_S": "1"})
     procs.worker("worker", concurrency=2, beat=True)

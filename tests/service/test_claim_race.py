@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
 
 import pytest
 
 from tests.live import PYTHON, wait_for
+from tests.live.fixtures import LiveFactory
 
 pytestmark = pytest.mark.services
 
@@ -39,7 +39,7 @@ print(json.dumps(won))
 """
 
 
-def test_concurrent_claims_never_double_book(live_processes: Any) -> None:
+def test_concurrent_claims_never_double_book(live_processes: LiveFactory) -> None:
     procs = live_processes(tag="race", env={"CELERY_BROKER_URL": "memory://"})  # nothing is played here
     tid = procs.shell(SETUP)
     start = time.time() + 6  # every process is up and waiting by then

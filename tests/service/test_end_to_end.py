@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.live import Api, greedy_zip, random_bot
+from tests.live.fixtures import LiveFactory
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=False)]
 
@@ -21,7 +22,7 @@ WAIT_S = 180
 
 
 @pytest.fixture
-def service(live_processes: Any) -> Api:
+def service(live_processes: LiveFactory) -> Api:
     """The web server and two separate workers of two processes each: claims decide who plays what."""
     return live_processes(web="runserver", workers=2, concurrency=2, tag="e2e").api()
 
