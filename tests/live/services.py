@@ -54,12 +54,13 @@ def queue_purge(redis_url: str, queue: str) -> None:
 
     The settings derive one queue per kind of work from ARBITER_QUEUE
     (``<queue>.challenge``, ``<queue>.beat``, ...): all start with its name.
+    Kombu keeps bindings under ``_kombu.binding.<queue>`` and ``_kombu.binding_permanent.<queue>``.
     """
     import redis
 
     client = redis.Redis.from_url(redis_url)
     try:
-        keys = [*client.scan_iter(match=f"{queue}*"), *client.scan_iter(match=f"_kombu.binding.{queue}*")]
+        keys = [*client.scan_iter(match=f"{queue}*"), *client.scan_iter(match=f"_kombu.binding*.{queue}*")]
         if keys:
             client.delete(*keys)
     finally:
