@@ -9,6 +9,8 @@ need real PostgreSQL and Redis.  They read, in this order:
 - ``ARBITER_BENCH_REDIS_URL``, ``ARBITER_TEST_REDIS_URL``, or
   ``redis://127.0.0.1:6379/0``; each run uses a private queue name.
 
+Their web servers and workers are a live process set (``tests.live``, the
+same class the tests use): a private queue, var dir and sandbox uids per run.
 Django reads its settings from the environment once, at set-up, so each
 benchmark runs in its own process (``bench.run_all`` starts them one by one).
 """
@@ -18,10 +20,11 @@ from __future__ import annotations
 import os
 import statistics
 import sys
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
-from urllib.parse import urlparse, urlunparse
+
+from tests.live import ProcessSet
+from tests.live import services as _services
 
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
@@ -91,80 +94,35 @@ def redis_url() -> str:
 
 def database_url(name: str) -> str:
     """The server's URL with the database ``name``."""
-    return urlunparse(urlparse(server_url())._replace(path=f"/{name}"))
+    return _services.with_database(server_url(), name)
 
 
 def database_name(suffix: str) -> str:
     """``<base>_bench_<suffix>``, where base is the database named in the server URL."""
-    base = urlparse(server_url()).path.lstrip("/") or "arbiter"
-    return f"{base}_bench_{suffix}"
-
-
-def _admin():  # -> psycopg.Connection
-    import psycopg
-
-    return psycopg.connect(database_url("postgres"), autocommit=True)
+    return _services.database_name(server_url(), f"bench_{suffix}")
 
 
 def database_exists(name: str) -> bool:
-    with _admin() as conn:
-        return conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone() is not None
+    return _services.database_exists(server_url(), name)
 
 
 def database_create(name: str) -> str:
     """A fresh, empty database (dropped first if left over); returns its URL."""
-    with _admin() as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return database_url(name)
+    return _services.database_create(server_url(), name)
 
 
 def database_drop(name: str) -> None:
-    with _admin() as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    _services.database_drop(server_url(), name)
 
 
-def private_queue() -> str:
-    """A queue name nobody else uses, so other runs on the same Redis never take our messages."""
-    return f"arbiter-bench-{uuid.uuid4().hex[:8]}"
+def process_set(tmp: Path, database: str) -> ProcessSet:
+    """The benchmark's live process set (not started: use it in ``with``) on ``database`` and the Redis.
 
-
-def queue_purge(queue: str) -> None:
-    """Forget whatever is left in our private queues (Redis lists named after them, and their bindings).
-
-    The settings derive one queue per kind of match from ARBITER_QUEUE
-    (``<queue>.challenge``, ``<queue>.beat``, ...): all start with our name.
+    Its environment (``procs.env()``) is also what the benchmark's own Django runs with.
     """
-    import redis
-
-    client = redis.Redis.from_url(redis_url())
-    try:
-        keys = [*client.scan_iter(match=f"{queue}*"), *client.scan_iter(match=f"_kombu.binding.{queue}*")]
-        if keys:
-            client.delete(*keys)
-    finally:
-        client.close()
-
-
-def service_env(*, database: str, var_dir: Path, queue: str) -> dict[str, str]:
-    """Environment for the web server, workers and in-process Django of one benchmark."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
-    env.update(
-        {
-            "DATABASE_URL": database,
-            "CELERY_BROKER_URL": redis_url(),
-            "REDIS_URL": redis_url(),
-            "ARBITER_QUEUE": queue,
-            "ARBITER_VAR_DIR": str(var_dir),
-            "SECRET_KEY": "benchmark-only-secret-key-not-for-production-0123456789",
-            "DEBUG": "0",
-            "ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
-            "ARBITER_LOG_LEVEL": "WARNING",
-            "PYTHONUNBUFFERED": "1",
-            "DJANGO_SETTINGS_MODULE": "tournaments.settings",
-        }
+    return ProcessSet(
+        tmp, database_url=database, redis_url=redis_url(), env={"ARBITER_LOG_LEVEL": "WARNING"}, tag="bench"
     )
-    return env
 
 
 def django_setup(env: dict[str, str], *, migrate: bool = False) -> None:

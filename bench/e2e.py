@@ -1,7 +1,7 @@
 """Matches per second through the whole service, against the referee alone on the same matches.
 
 In a throwaway PostgreSQL database with a private Redis queue: one Celery
-worker with ``--workers`` processes (prefork), two bots with the reference
+worker (a live process set, ``tests.live``) with ``--workers`` processes (prefork), two bots with the reference
 random bot, and a double round robin of ``--matches`` identical short
 gamesup matches.  Timed from ``tournament_start`` (schedule, enqueue) until
 the last match is recorded with its rating changes.  A short warm-up
@@ -27,42 +27,19 @@ import io
 import multiprocessing
 import os
 import pstats
-import signal
-import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
 from bench import _common
+from tests.live import ProcessSet
+from tests.live.services import queue_purge
 
 TARGET_RATIO = 0.8
 WAIT_S = 300.0
 CLOCK = {"move_ms": 1000, "game_ms": 60_000, "startup_ms": 10_000}
-
-
-def _start_worker(env: dict[str, str], processes: int, log: Path) -> subprocess.Popen:
-    argv = [
-        _common.PYTHON, "-m", "celery", "-A", "workers.celery_app", "worker", "-c", str(processes),
-        "-l", "warning", "--without-gossip", "--without-mingle", "--without-heartbeat",
-        "-n", f"bench-{uuid.uuid4().hex[:6]}@%h",
-    ]  # fmt: skip
-    with open(log, "wb") as out:
-        return subprocess.Popen(
-            argv, cwd=_common.ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-        )
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
 
 
 def _tournament(owner: Any, bot_ids: list[int], matches: int) -> Any:
@@ -164,7 +141,7 @@ def _profile_tasks(owner: Any, bot_ids: list[int], matches: int, queue: str) -> 
     from tournaments.matches.tasks import run_match
 
     tournament = tournament_start(tournament=_tournament(owner, bot_ids, matches), user=owner)
-    _common.queue_purge(queue)  # nobody is listening: we play them here
+    queue_purge(_common.redis_url(), queue)  # nobody is listening: we play them here
     ids = list(Match.objects.filter(tournament=tournament).order_by("index").values_list("id", flat=True))
     profile = cProfile.Profile()
     start = time.perf_counter()
@@ -194,6 +171,33 @@ def _profile_tasks(owner: Any, bot_ids: list[int], matches: int, queue: str) -> 
     return "\n".join(lines)
 
 
+def _measure(procs: ProcessSet, workers: int, matches: int, profile: bool) -> tuple[float, float, str]:
+    """(service seconds, referee-alone seconds, profile) in Django set up on the set's database."""
+    _common.django_setup(procs.env(), migrate=True)
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+
+    from tournaments.bots.services import bot_create
+
+    owner = get_user_model().objects.create_user(username="bench", password="bench-pw")
+    package = (_common.ROOT / "bots" / "random_bot.py").read_bytes()
+    bot_ids = [
+        bot_create(owner=owner, game_id="gamesup", name=n, package=package, filename="random_bot.py").bot_id
+        for n in ("random-a", "random-b")
+    ]
+    log = procs.worker("bench", concurrency=workers).log_path
+    procs.wait_ready()
+    _run_tournament(owner, bot_ids, 2 * workers, log)  # warm-up
+    service_s, tournament = _run_tournament(owner, bot_ids, matches, log)
+    referee_s = referee_alone(tournament, workers)
+    report = ""
+    if profile:
+        procs.stop("bench")
+        report = _profile_tasks(owner, bot_ids, 20, procs.queue)
+    connection.close()
+    return service_s, referee_s, report
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the warm-up, the timed tournament through the service, the referee-alone baseline."""
     parser = argparse.ArgumentParser(prog="python -m bench.e2e", description=__doc__.split("\n\n")[0])
@@ -206,38 +210,13 @@ def main(argv: list[str] | None = None) -> int:
 
     name = _common.database_name(f"e2e_{os.getpid()}")
     database = _common.database_create(name)
-    queue = _common.private_queue()
-    worker = None
     try:
-        with tempfile.TemporaryDirectory(prefix="arbiter-bench-") as tmp:
-            env = _common.service_env(database=database, var_dir=Path(tmp), queue=queue)
-            _common.django_setup(env, migrate=True)
-            from django.contrib.auth import get_user_model
-
-            from tournaments.bots.services import bot_create
-
-            owner = get_user_model().objects.create_user(username="bench", password="bench-pw")
-            package = (_common.ROOT / "bots" / "random_bot.py").read_bytes()
-            bot_ids = [
-                bot_create(owner=owner, game_id="gamesup", name=n, package=package, filename="random_bot.py").bot_id
-                for n in ("random-a", "random-b")
-            ]
-            log = Path(tmp) / "worker.log"
-            worker = _start_worker(env, args.workers, log)
-            _run_tournament(owner, bot_ids, 2 * args.workers, log)  # warm-up
-            service_s, tournament = _run_tournament(owner, bot_ids, matches, log)
-            referee_s = referee_alone(tournament, args.workers)
-            profile = ""
-            if args.profile:
-                _stop(worker)
-                profile = _profile_tasks(owner, bot_ids, 20, queue)
-            from django.db import connection
-
-            connection.close()
+        with (
+            tempfile.TemporaryDirectory(prefix="arbiter-bench-") as tmp,
+            _common.process_set(Path(tmp), database) as procs,
+        ):
+            service_s, referee_s, profile = _measure(procs, args.workers, matches, args.profile)
     finally:
-        if worker is not None:
-            _stop(worker)
-        _common.queue_purge(queue)
         if not args.keep:
             _common.database_drop(name)
 

@@ -6,15 +6,16 @@ version and one rating each, and 50 finished single round robins of 64 bots
 with COPY the first time and kept between runs (``--reseed`` starts over);
 ``migrate`` runs every time, so new indexes reach it.
 
-A real server serves it: gunicorn (2 processes x 10 threads) when it is
-installed, else ``manage.py runserver --noreload`` (one process, a thread per
-connection).  ``--clients`` client threads (20) each keep one connection
-open and send requests back to back for ``--seconds`` per endpoint, after a
-short warm-up.  For each endpoint: p50 and p99 latency, requests per second,
-and the SQL queries one request makes (counted in this process with
-CaptureQueriesContext through Django's test client).  The baseline is the
-same load on a trivial endpoint: an unknown API path, answered with the
-API's JSON 404 without touching the database.
+A real server serves it (the web of a live process set, ``tests.live``):
+gunicorn (2 processes x 10 threads) when it is installed, else
+``manage.py runserver --noreload`` (one process, a thread per connection).
+``--clients`` client threads (20) each keep one connection open and send
+requests back to back for ``--seconds`` per endpoint, after a short warm-up.
+For each endpoint: p50 and p99 latency, requests per second, and the SQL
+queries one request makes (counted in this process with CaptureQueriesContext
+through Django's test client).  The baseline is the same load on a trivial
+endpoint: an unknown API path, answered with the API's JSON 404 without
+touching the database.
 
 ``--profile`` adds a cProfile of the slowest endpoint, run in this process.
 
@@ -28,12 +29,8 @@ import cProfile
 import http.client
 import importlib.util
 import io
-import os
 import pstats
 import random
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -215,49 +212,14 @@ def prepare(reseed: bool) -> tuple[str, str]:
 # -- the load --------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(env: dict[str, str], port: int, log: Path) -> tuple[subprocess.Popen, str]:
-    """gunicorn when installed, else runserver; returns (process, description)."""
+def web_server() -> tuple[str, str]:
+    """gunicorn when installed, else runserver: (server, description)."""
     if importlib.util.find_spec("gunicorn") is not None:
-        argv = [_common.PYTHON, "-m", "gunicorn", "tournaments.wsgi:application", "-b", f"127.0.0.1:{port}",
-                "-w", "2", "-k", "gthread", "--threads", "10", "--log-level", "warning"]  # fmt: skip
-        what = "gunicorn, 2 worker processes x 10 threads (gthread)"
-    else:
-        argv = [_common.PYTHON, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"]
-        what = "manage.py runserver --noreload (gunicorn is not installed): one process, a thread per connection"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            argv, cwd=_common.ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-            conn.request("GET", "/api/bench-nothing-here/")
-            conn.getresponse().read()
-            conn.close()
-            return proc, what
-        except OSError:
-            if proc.poll() is not None:
-                break
-            time.sleep(0.2)
-    stop_server(proc)
-    raise SystemExit(f"the web server did not come up; see {log}")
-
-
-def stop_server(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        return "gunicorn", "gunicorn, 2 worker processes x 10 threads (gthread)"
+    return (
+        "runserver",
+        "manage.py runserver --noreload (gunicorn is not installed): one process, a thread per connection",
+    )
 
 
 def load(port: int, path: str, clients: int, seconds: float, warmup: float = 1.0) -> dict[str, Any]:
@@ -372,10 +334,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     name, url = prepare(args.reseed)
-    queue = _common.private_queue()
-    with tempfile.TemporaryDirectory(prefix="arbiter-bench-") as tmp:
-        env = _common.service_env(database=url, var_dir=Path(tmp), queue=queue)
-        _common.django_setup(env, migrate=True)
+    with tempfile.TemporaryDirectory(prefix="arbiter-bench-") as tmp, _common.process_set(Path(tmp), url) as procs:
+        _common.django_setup(procs.env(), migrate=True)
         if _seeded():
             print(f"database {name}: kept from an earlier run")
         else:
@@ -414,16 +374,16 @@ def main(argv: list[str] | None = None) -> int:
         from django.db import connection
 
         connection.close()
-        port = _free_port()
-        server, what = start_server(env, port, Path(tmp) / "server.log")
+        server, what = web_server()
+        web = procs.web(server, processes=2, threads=10)
+        procs.wait_ready("web", timeout=60)
         results = {}
         try:
             print(f"  server: {what}; {args.clients} clients, {args.seconds:.0f} s per endpoint, load {_common.load()}")
             for _, path in endpoints:
-                results[path] = load(port, path, args.clients, args.seconds)
+                results[path] = load(web.port, path, args.clients, args.seconds)
         finally:
-            stop_server(server)
-        _common.queue_purge(queue)
+            procs.stop("web")
 
         print(f"  {'endpoint':<40} {'p50 ms':>8} {'p99 ms':>8} {'req/s':>8} {'errors':>7} {'queries':>8}")
         base = results[endpoints[0][1]]

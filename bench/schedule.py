@@ -123,10 +123,13 @@ def main(argv: list[str] | None = None) -> int:
 
     name = _common.database_name(f"schedule_{os.getpid()}")
     database = _common.database_create(name)
-    queue = _common.private_queue()
     try:
-        with tempfile.TemporaryDirectory(prefix="arbiter-bench-") as tmp:
-            _common.django_setup(_common.service_env(database=database, var_dir=Path(tmp), queue=queue), migrate=True)
+        # No processes: the set gives this process's Django its environment and the private queue it sends to.
+        with (
+            tempfile.TemporaryDirectory(prefix="arbiter-bench-") as tmp,
+            _common.process_set(Path(tmp), database) as procs,
+        ):
+            _common.django_setup(procs.env(), migrate=True)
             owner, bot_ids = _setup_bots(args.bots)
             best_create = best_start = float("inf")
             matches = 0
@@ -142,7 +145,6 @@ def main(argv: list[str] | None = None) -> int:
 
             connection.close()
     finally:
-        _common.queue_purge(queue)
         if not args.keep:
             _common.database_drop(name)
 

@@ -5,6 +5,9 @@ Engine, referee and sandbox tests need no service at all; tests marked
 ``ARBITER_TEST_DATABASE_URL`` and ``ARBITER_TEST_REDIS_URL``.  Without them
 those tests skip with the reason, except under CI (``CI`` set), where a
 missing service is a failure: CI must never pass by skipping.
+
+Every test that needs real processes (web, workers, beat) gets them from the
+``live_processes`` fixture (tests/live/).
 """
 
 from __future__ import annotations
@@ -13,6 +16,14 @@ import os
 
 import pytest
 
+from tests.live.fixtures import (  # noqa: F401 - fixtures and the hook that tells them a test failed
+    live_processes,
+    live_processes_session,
+    live_template,
+    need,
+    pytest_runtest_makereport,
+)
+
 SERVICE_VARS = ("ARBITER_TEST_DATABASE_URL", "ARBITER_TEST_REDIS_URL")
 
 
@@ -20,9 +31,4 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if item.get_closest_marker("services") is None:
         return
     missing = [name for name in SERVICE_VARS if not os.environ.get(name)]
-    if not missing:
-        return
-    reason = f"needs PostgreSQL and Redis: set {' and '.join(missing)}"
-    if os.environ.get("CI"):
-        pytest.fail(f"CI is set but {reason}", pytrace=False)
-    pytest.skip(reason)
+    need(not missing, f"needs PostgreSQL and Redis: set {' and '.join(missing)}")

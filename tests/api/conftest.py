@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -10,16 +11,61 @@ import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from tests.api.live import LiveServer, live_server
+from tests.live.fixtures import LiveFactory
 from tests.service.conftest import _games, make_bot, other, play, staff, user  # noqa: F401
+
+SETUP = """
+import json
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+from tournaments.games.services import game_sync
+from tournaments.bots.services import bot_create
+game_sync()
+users = get_user_model().objects
+user = users.create_user(username="tester", password="tester-pw")
+rival = users.create_user(username="rival", password="rival-pw")
+random_bot = open("bots/random_bot.py", "rb").read()
+mine = bot_create(owner=user, game_id="gamesup", name="mine", package=random_bot, filename="random_bot.py").bot
+theirs = bot_create(owner=rival, game_id="gamesup", name="theirs", package=random_bot, filename="random_bot.py").bot
+print(json.dumps({"token": Token.objects.create(user=user).key, "bot": mine.id, "rival_bot": theirs.id}))
+"""
+
+
+@dataclass
+class LiveServer:
+    base: str
+    token: str
+    bot: int
+    rival_bot: int
+    env: dict[str, str]
+    log: Path  # the server's stdout and stderr
 
 
 @pytest.fixture(scope="session")
-def live_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """One real server (runserver on SQLite) for the black-box tests: the doc examples and the fuzzer."""
-    var_dir: Path = tmp_path_factory.mktemp("live-api")
-    with live_server(var_dir) as server:
-        yield server
+def live_api(live_processes_session: LiveFactory) -> Iterator[LiveServer]:
+    """One real server (runserver on SQLite) for the black-box tests: the doc examples and the fuzzer.
+
+    A user with a token and two bots are added first.
+    """
+    procs = live_processes_session(
+        web="runserver",
+        embedded=True,
+        tag="api",
+        env={
+            # Messages to workers go nowhere: these tests look at the API, not at games being played.
+            "CELERY_BROKER_URL": "memory://",
+            "ARBITER_RATE_UPLOADS": "100000/hour",
+            "ARBITER_RATE_CHALLENGES": "100000/hour",
+            "ARBITER_CHALLENGES_PER_DAY": "100000",
+            "ARBITER_LOG_LEVEL": "WARNING",
+            # The development settings, as a developer runs the server: no secret key, DEBUG and hosts defaulted.
+            "SECRET_KEY": None,
+            "DEBUG": None,
+            "ALLOWED_HOSTS": None,
+        },
+    )
+    ids = procs.shell(SETUP)
+    yield LiveServer(procs.url, ids["token"], ids["bot"], ids["rival_bot"], procs.env(), procs.procs["web"].log_path)
 
 
 @pytest.fixture(autouse=True)

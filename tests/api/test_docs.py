@@ -10,7 +10,8 @@ import subprocess
 
 import pytest
 
-from tests.api.live import ROOT, LiveServer
+from tests.api.conftest import LiveServer
+from tests.live import ROOT
 
 DOC = ROOT / "docs" / "api.md"
 

@@ -13,7 +13,7 @@ from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.validation import validate_schema
 from rest_framework.test import APIClient
 
-from tests.api.live import LiveServer
+from tests.api.conftest import LiveServer
 from tests.api.test_permissions import api_routes
 
 FUZZ_SEED = 20261122

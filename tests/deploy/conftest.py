@@ -1,3 +1,3 @@
-"""Deployment tests reuse the service suite's fixtures (a fresh PostgreSQL database, bots, played matches)."""
+"""Deployment tests reuse the service suite's fixtures (bots, played matches)."""
 
-from tests.service.conftest import database, make_bot, play, user  # noqa: F401
+from tests.service.conftest import make_bot, play, user  # noqa: F401

@@ -26,7 +26,8 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.faults.harness import Cluster, RedisServer, need, wait_for, with_database
+from tests.faults.harness import Cluster, need, wait_for
+from tests.live.services import with_database
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 
@@ -96,12 +97,12 @@ def lan() -> Iterator[Lan]:
         network.down()
 
 
-def test_workers_on_two_hosts_one_cut_off(cluster: Cluster, redis_server: RedisServer, lan: Lan) -> None:
+def test_workers_on_two_hosts_one_cut_off(cluster: Cluster, lan: Lan) -> None:
     db = urlparse(cluster.database_url)
     lan.serve(
         [
             f"{lan.db_address}:{db.port or 5432}={db.hostname}:{db.port or 5432}",
-            f"{lan.db_address}:6379=127.0.0.1:{redis_server.port}",
+            f"{lan.db_address}:6379=127.0.0.1:{cluster.procs['redis'].port}",
         ]
     )
     remote_db = with_database(cluster.database_url, db.path.lstrip("/"), host=lan.db_address)

@@ -13,12 +13,12 @@ import time
 
 import pytest
 
-from tests.faults.harness import Cluster, RedisServer, wait_for
+from tests.faults.harness import Cluster, wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 
 
-def test_redis_restarted_empty_mid_tournament(cluster: Cluster, redis_server: RedisServer) -> None:
+def test_redis_restarted_empty_mid_tournament(cluster: Cluster) -> None:
     t = cluster.tournament(bots=4, delay=0.05, games_per_pairing=2, double=True, max_plies=12)
     assert t["matches"] == 24
     cluster.scheduler()
@@ -26,12 +26,12 @@ def test_redis_restarted_empty_mid_tournament(cluster: Cluster, redis_server: Re
     cluster.worker("w2", concurrency=2)
 
     wait_for(lambda: cluster.progress(t["id"]).get("finished", 0) >= 4, 120, "four finished matches")
-    redis_server.kill()
+    cluster.kill("redis")
     lost = cluster.progress(t["id"]).get("queued", 0)
     time.sleep(1.5)
-    redis_server.start()
+    cluster.restart("redis")
     mark = cluster.log_mark()
-    assert redis_server.command("DBSIZE") == ":0", "the broker came back with messages"
+    assert cluster.redis_command("DBSIZE") == ":0", "the broker came back with messages"
     assert lost > 0, "every match had already been taken: the broker lost nothing"
 
     cluster.wait_finished(t["id"], 180)

@@ -1,10 +1,10 @@
-"""Fixtures for the schedule and ladder tests: the service suite's users, bots and databases."""
+"""Fixtures for the schedule and ladder tests: the service suite's users and bots."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.service.conftest import database, make_bot, other, play, staff, user  # noqa: F401
+from tests.service.conftest import make_bot, other, play, staff, user  # noqa: F401
 from tournaments.games.services import game_sync
 
 

@@ -10,132 +10,31 @@ sandbox.
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import subprocess
-import sys
 import time
-import uuid
-from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.service.conftest import ROOT
+from tests.live import ProcessSet, wait_for
+from tests.live.fixtures import LiveFactory
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 
-PYTHON = sys.executable
-
-
-class Cluster:
-    """A worker with an embedded beat, a second beat, and helpers to set up and read the database."""
-
-    def __init__(self, env: dict[str, str], tmp: Path) -> None:
-        self.env = env
-        self.tmp = tmp
-        self.logs = Path(os.environ.get("ARBITER_TEST_ARTIFACTS", tmp / "logs"))
-        self.logs.mkdir(parents=True, exist_ok=True)
-        self.procs: list[subprocess.Popen] = []
-
-    def start(self) -> None:
-        subprocess.run(
-            [PYTHON, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=self.env, check=True, timeout=180
-        )
-        celery = [PYTHON, "-m", "celery", "-A", "workers.celery_app"]
-        self._spawn(
-            "worker",
-            [*celery, "worker", "--beat", "-s", str(self.tmp / "beat-a"), "-c", "2", "-l", "info",
-             "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", f"sched-{uuid.uuid4().hex[:6]}@%h"],
-        )  # fmt: skip
-        self._spawn("beat", [*celery, "beat", "-s", str(self.tmp / "beat-b"), "-l", "info"])
-        # A one-process worker for the beat queue only, as docs/organisers.md advises: with
-        # every process of the main worker busy, the beat's work would otherwise wait.
-        self._spawn(
-            "beatworker",
-            [*celery, "worker", "-Q", f"{self.env['ARBITER_QUEUE']}.beat", "-c", "1", "-l", "info",
-             "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", f"beat-{uuid.uuid4().hex[:6]}@%h"],
-        )  # fmt: skip
-        # The workers are up once they have said so.
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            if all(b"ready." in (self.logs / f"{name}.log").read_bytes() for name in ("worker", "beatworker")):
-                return
-            time.sleep(0.3)
-        raise AssertionError(f"the workers did not come up; see {self.logs}")
-
-    def _spawn(self, name: str, argv: list[str]) -> None:
-        log = open(self.logs / f"{name}.log", "wb")  # noqa: SIM115 - closed with the process
-        self.procs.append(
-            subprocess.Popen(argv, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        )
-
-    def stop(self) -> None:
-        for proc in self.procs:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-        for proc in self.procs:
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-
-    def shell(self, code: str) -> Any:
-        """Run Django code in the cluster's database; returns the JSON its last line prints."""
-        out = subprocess.run(
-            [PYTHON, "manage.py", "shell", "-c", code],
-            cwd=ROOT,
-            env=self.env,
-            check=True,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        return json.loads(out.stdout.strip().splitlines()[-1])
-
-    def query(self, sql: str, *params: Any) -> list[tuple]:
-        import psycopg
-
-        with psycopg.connect(self.env["DATABASE_URL"], autocommit=True) as conn:
-            return conn.execute(sql, params).fetchall()
-
-    def wait_for(self, what: str, check: Callable[[], Any], timeout: float = 120) -> Any:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            value = check()
-            if value:
-                return value
-            time.sleep(0.5)
-        raise AssertionError(f"timed out waiting for {what}; logs in {self.logs}")
+WAIT_S = 120
 
 
 @pytest.fixture
-def cluster(database: str, tmp_path: Path) -> Iterator[Cluster]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
-    env.update(
-        {
-            "DATABASE_URL": database,
-            "CELERY_BROKER_URL": os.environ["ARBITER_TEST_REDIS_URL"],
-            "REDIS_URL": os.environ["ARBITER_TEST_REDIS_URL"],
-            "ARBITER_QUEUE": f"arbiter-sched-{uuid.uuid4().hex[:8]}",
-            "ARBITER_VAR_DIR": str(tmp_path / "var"),
-            "SECRET_KEY": "schedule-test-secret-key-not-for-production",
-            "DEBUG": "0",
-            "PYTHONUNBUFFERED": "1",
-            "ARBITER_SCHEDULE_POLL_S": "1",
-            "ARBITER_LADDER_POLL_S": "1",
-        }
-    )
-    c = Cluster(env, tmp_path)
-    try:
-        c.start()
-        yield c
-    finally:
-        c.stop()
+def cluster(live_processes: LiveFactory) -> ProcessSet:
+    """A worker with an embedded beat, a second beat, and a worker for the beat queue, beats every second."""
+    procs = live_processes(tag="sched", env={"ARBITER_SCHEDULE_POLL_S": "1", "ARBITER_LADDER_POLL_S": "1"})
+    procs.worker("worker", concurrency=2, beat=True)
+    procs.beat()
+    # A one-process worker for the beat queue only, as docs/organisers.md advises: with
+    # every process of the main worker busy, the beat's work would otherwise wait.
+    procs.beat_worker()
+    procs.wait_ready()
+    return procs
 
 
 BOTS = """
@@ -171,24 +70,24 @@ print(json.dumps({"tid": t.id, "start_at": start_at.isoformat(), "sid": s.id, "n
 )
 
 
-def test_start_time_and_recurring_edition(cluster: Cluster) -> None:
+def test_start_time_and_recurring_edition(cluster: ProcessSet) -> None:
     setup = cluster.shell(SCHEDULED)
     tid, sid = setup["tid"], setup["sid"]
     start_at = datetime.fromisoformat(setup["start_at"])
     next_run = datetime.fromisoformat(setup["next_run"])
 
     def started() -> Any:
-        ((status, at),) = cluster.query("SELECT status, started FROM competitions_tournament WHERE id = %s", tid)
+        ((status, at),) = cluster.query("SELECT status, started FROM competitions_tournament WHERE id = %s", [tid])
         return at if status != "draft" else None
 
-    started_at = cluster.wait_for("the scheduled tournament to start", started, timeout=60)
+    started_at = wait_for(started, 60, "the scheduled tournament to start", every=0.5)
     # Never early; late by about one beat interval (1 s) plus a busy machine's slack.
     assert start_at <= started_at < start_at + timedelta(seconds=20), (start_at, started_at)
 
     def edition() -> Any:
-        return cluster.query("SELECT id, name, status FROM competitions_tournament WHERE schedule_id = %s", sid)
+        return cluster.query("SELECT id, name, status FROM competitions_tournament WHERE schedule_id = %s", [sid])
 
-    rows = cluster.wait_for("the schedule's edition", edition, timeout=60)
+    rows = wait_for(edition, 60, "the schedule's edition", every=0.5)
     # Both beats keep ticking every second: still one edition a few ticks later.
     time.sleep(4)
     rows = edition()
@@ -196,22 +95,24 @@ def test_start_time_and_recurring_edition(cluster: Cluster) -> None:
     edition_id, name, status = rows[0]
     assert name == setup["name"] and status in ("running", "finished")
     ((moved, last_run),) = cluster.query(
-        "SELECT next_run, last_run FROM competitions_tournamentschedule WHERE id = %s", sid
+        "SELECT next_run, last_run FROM competitions_tournamentschedule WHERE id = %s", [sid]
     )
     assert moved == next_run + timedelta(days=1) and last_run >= next_run
-    ((entries,),) = cluster.query("SELECT count(*) FROM competitions_participant WHERE tournament_id = %s", edition_id)
+    ((entries,),) = cluster.query(
+        "SELECT count(*) FROM competitions_participant WHERE tournament_id = %s", [edition_id]
+    )
     assert entries == 3
 
     # Both tournaments are played through by the worker.
     def finished() -> bool:
-        rows = cluster.query("SELECT status FROM competitions_tournament WHERE id IN (%s, %s)", tid, edition_id)
+        rows = cluster.query("SELECT status FROM competitions_tournament WHERE id IN (%s, %s)", [tid, edition_id])
         return all(r[0] == "finished" for r in rows)
 
-    cluster.wait_for("both tournaments to finish", finished, timeout=180)
+    wait_for(finished, 180, "both tournaments to finish", every=0.5)
     kinds = cluster.query(
         "SELECT kind, status, count(*) FROM matches_match WHERE tournament_id IN (%s, %s) GROUP BY 1, 2",
-        tid, edition_id,
-    )  # fmt: skip
+        [tid, edition_id],
+    )
     assert kinds == [("tournament", "finished", 6)], kinds
 
 
@@ -261,7 +162,7 @@ print(json.dumps({"tid": t.id}))
 """
 
 
-def test_ladder_plays_everyone_serves_a_new_version_first_and_yields_to_tournaments(cluster: Cluster) -> None:
+def test_ladder_plays_everyone_serves_a_new_version_first_and_yields_to_tournaments(cluster: ProcessSet) -> None:
     setup = cluster.shell(LADDER)
     pool, versions = setup["pool"], setup["versions"]
 
@@ -269,15 +170,16 @@ def test_ladder_plays_everyone_serves_a_new_version_first_and_yields_to_tourname
         rows = cluster.query(
             "SELECT s.bot_version_id, count(*) FROM matches_matchseat s JOIN matches_match m"
             " ON m.id = s.match_id WHERE m.kind = 'ladder' AND m.status = 'finished' AND m.id > %s GROUP BY 1",
-            after_match,
+            [after_match],
         )
         return dict(rows)
 
     # Every bot plays, rated in the ladder's pool.
-    cluster.wait_for(
-        "two finished ladder games for every bot", lambda: min(per_version().get(v, 0) for v in versions) >= 2
-    )
-    rated = dict(cluster.query("SELECT bot_version_id, games FROM ratings_rating WHERE pool = %s", pool))
+    wait_for(
+        lambda: min(per_version().get(v, 0) for v in versions) >= 2, WAIT_S, "two finished ladder games for every bot",
+        every=0.5,
+    )  # fmt: skip
+    rated = dict(cluster.query("SELECT bot_version_id, games FROM ratings_rating WHERE pool = %s", [pool]))
     assert set(rated) == set(versions) and all(g >= 2 for g in rated.values()), rated
     ((loose,),) = cluster.query(
         "SELECT count(*) FROM matches_match WHERE kind = 'ladder' AND tournament_id IS NOT NULL"
@@ -287,12 +189,12 @@ def test_ladder_plays_everyone_serves_a_new_version_first_and_yields_to_tourname
     # A new version: the ladder's next matches are its games.
     upload = cluster.shell(NEW_VERSION)
     fresh = upload["version"]
-    cluster.wait_for("the new version's first ladder games", lambda: per_version().get(fresh, 0) >= 2, timeout=90)
+    wait_for(lambda: per_version().get(fresh, 0) >= 2, 90, "the new version's first ladder games", every=0.5)
     lineups: dict[int, set[int]] = {}
     for match_id, version in cluster.query(
         "SELECT s.match_id, s.bot_version_id FROM matches_matchseat s JOIN matches_match m ON m.id = s.match_id"
         " WHERE m.kind = 'ladder' AND m.id > %s ORDER BY m.id",
-        upload["last_match"],
+        [upload["last_match"]],
     ):
         lineups.setdefault(match_id, set()).add(version)
     # Every match created after it, until the newcomer has caught up, has the new version.
@@ -304,27 +206,27 @@ def test_ladder_plays_everyone_serves_a_new_version_first_and_yields_to_tourname
     tid = cluster.shell(TOURNAMENT)["tid"]
 
     def tournament_done() -> bool:
-        return cluster.query("SELECT status FROM competitions_tournament WHERE id = %s", tid)[0][0] == "finished"
+        return cluster.query("SELECT status FROM competitions_tournament WHERE id = %s", [tid])[0][0] == "finished"
 
-    cluster.wait_for("the tournament to finish beside the ladder", tournament_done, timeout=180)
+    wait_for(tournament_done, 180, "the tournament to finish beside the ladder", every=0.5)
     ((started, last_claim),) = cluster.query(
         "SELECT t.started, max(m.claimed_at) FROM competitions_tournament t JOIN matches_match m"
         " ON m.tournament_id = t.id WHERE t.id = %s GROUP BY t.started",
-        tid,
+        [tid],
     )
     assert last_claim - started > timedelta(seconds=3), "the tournament was too short to show anything"
     # A top-up that counted the queue just before the tournament committed may still land in the first moments.
     ((during,),) = cluster.query(
         "SELECT count(*) FROM matches_match WHERE kind = 'ladder' AND created > %s AND created < %s",
-        started + timedelta(seconds=2),
-        last_claim,
+        [started + timedelta(seconds=2), last_claim],
     )
     assert during == 0
     # ... and the ladder resumes once the tournament queue is empty.
-    cluster.wait_for(
+    wait_for(
+        lambda: cluster.scalar(
+            "SELECT count(*) FROM matches_match WHERE kind = 'ladder' AND created > %s", [last_claim]
+        ),
+        30,
         "ladder games after the tournament",
-        lambda: cluster.query("SELECT count(*) FROM matches_match WHERE kind = 'ladder' AND created > %s", last_claim)[
-            0
-        ][0],
-        timeout=30,
+        every=0.5,
     )

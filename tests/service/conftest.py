@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse, urlunparse
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -81,26 +79,3 @@ def ranks_by_version(match: Match, winner_version: int | None) -> list[int]:
     if winner_version is None:
         return [1] * len(seats)
     return [1 if s.bot_version_id == winner_version else 2 for s in seats]
-
-
-def _with_db(url: str, name: str) -> str:
-    parts = urlparse(url)
-    return urlunparse(parts._replace(path=f"/{name}"))
-
-
-@pytest.fixture
-def database() -> Iterator[str]:
-    """A fresh PostgreSQL database for this run, dropped afterwards."""
-    import psycopg
-
-    base = os.environ["ARBITER_TEST_DATABASE_URL"]
-    name = f"{(urlparse(base).path.lstrip('/') or 'arbiter')}_e2e_{os.getpid()}"
-    admin_url = _with_db(base, "postgres")
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield _with_db(base, name)
-    finally:
-        with psycopg.connect(admin_url, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
-from tests.service.conftest import ROOT
+from tests.live import PYTHON, wait_for
+from tests.live.fixtures import LiveFactory
 
 pytestmark = pytest.mark.services
 
@@ -42,33 +39,20 @@ print(json.dumps(won))
 """
 
 
-def test_concurrent_claims_never_double_book(database: str, tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
-    env.update(
-        {
-            "DATABASE_URL": database,
-            "CELERY_BROKER_URL": "memory://",  # nothing is played here
-            "ARBITER_VAR_DIR": str(tmp_path / "var"),
-        }
-    )
-    manage = [sys.executable, "manage.py"]
-    subprocess.run([*manage, "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True, timeout=120)
-    out = subprocess.run(
-        [*manage, "shell", "-c", SETUP], cwd=ROOT, env=env, check=True, capture_output=True, text=True, timeout=120
-    )
-    tid = int(out.stdout.strip().splitlines()[-1])
+def test_concurrent_claims_never_double_book(live_processes: LiveFactory) -> None:
+    procs = live_processes(tag="race", env={"CELERY_BROKER_URL": "memory://"})  # nothing is played here
+    tid = procs.shell(SETUP)
     start = time.time() + 6  # every process is up and waiting by then
-    procs = [
-        subprocess.Popen(
-            [*manage, "shell", "-c", CLAIMER.format(tid=tid, start=start, name=f"w{n}")],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            text=True,
+    claimers = [
+        procs.spawn(
+            f"claimer{n}", [PYTHON, "manage.py", "shell", "-c", CLAIMER.format(tid=tid, start=start, name=f"w{n}")]
         )
         for n in range(6)
     ]
-    won = [json.loads(p.communicate(timeout=120)[0].strip().splitlines()[-1]) for p in procs]
+    for claimer in claimers:
+        wait_for(claimer.exited, 120, f"{claimer.name} to finish")
+    # Each prints the ids it won as its last JSON line (its log holds stderr too).
+    won = [json.loads([line for line in c.log().splitlines() if line.startswith("[")][-1]) for c in claimers]
     claimed = [match for wins in won for match in wins]
     assert len(claimed) == 90  # C(10, 2) pairings x 2 games
     assert len(set(claimed)) == len(claimed), "a match was claimed twice"

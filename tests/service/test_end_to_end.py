@@ -8,165 +8,23 @@ finish order.  Bots run in the real sandbox.
 
 from __future__ import annotations
 
-import io
-import json
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
-import uuid
-import zipfile
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 import pytest
 
+from tests.live import Api, greedy_zip, random_bot
+from tests.live.fixtures import LiveFactory
+
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=False)]
 
-ROOT = Path(__file__).resolve().parents[2]
-PYTHON = sys.executable
 GAME = "gamesup"
 WAIT_S = 180
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Service:
-    """The web server and two workers as subprocesses, with a tiny JSON HTTP client."""
-
-    def __init__(self, env: dict[str, str], port: int, logs: Path) -> None:
-        self.env = env
-        self.base = f"http://127.0.0.1:{port}"
-        self.port = port
-        self.logs = logs
-        self.procs: list[subprocess.Popen] = []
-        self.token = ""
-
-    def start(self) -> None:
-        subprocess.run(
-            [PYTHON, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=self.env, check=True, timeout=120
-        )
-        self._spawn("web", [PYTHON, "manage.py", "runserver", "--noreload", f"127.0.0.1:{self.port}"])
-        # Two separate workers, two processes each: claims decide who plays what.
-        for n in range(2):
-            self._spawn(
-                f"worker{n}",
-                [PYTHON, "-m", "celery", "-A", "workers.celery_app", "worker", "-c", "2", "-l", "info",
-                 "--without-gossip", "--without-mingle", "--without-heartbeat",
-                 "-n", f"e2e{n}-{uuid.uuid4().hex[:6]}@%h"],
-            )  # fmt: skip
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                self.get("/api/games/")
-                return
-            except (urllib.error.URLError, ConnectionError):
-                time.sleep(0.3)
-        raise AssertionError(f"the web server did not come up; see {self.logs}")
-
-    def _spawn(self, name: str, argv: list[str]) -> None:
-        log = open(self.logs / f"{name}.log", "wb")  # noqa: SIM115 - closed with the process
-        self.procs.append(
-            subprocess.Popen(argv, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        )
-
-    def stop(self) -> None:
-        for proc in self.procs:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-        for proc in self.procs:
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-
-    def request(self, method: str, path: str, body: bytes | None = None, content_type: str = "") -> Any:
-        headers = {"Accept": "application/json"}
-        if self.token:
-            headers["Authorization"] = f"Token {self.token}"
-        if content_type:
-            headers["Content-Type"] = content_type
-        req = urllib.request.Request(self.base + path, data=body, headers=headers, method=method)
-        try:
-            with urllib.request.urlopen(req, timeout=30) as response:
-                return json.loads(response.read())
-        except urllib.error.HTTPError as exc:
-            raise AssertionError(f"{method} {path}: {exc.code} {exc.read()[:2000]!r}") from None
-
-    def get(self, path: str) -> Any:
-        return self.request("GET", path)
-
-    def post_json(self, path: str, data: dict[str, Any]) -> Any:
-        return self.request("POST", path, json.dumps(data).encode(), "application/json")
-
-    def post_multipart(self, path: str, fields: dict[str, str], filename: str, data: bytes) -> Any:
-        boundary = uuid.uuid4().hex
-        parts = []
-        for key, value in fields.items():
-            parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{key}"\r\n\r\n{value}\r\n'.encode())
-        parts.append(
-            f'--{boundary}\r\nContent-Disposition: form-data; name="package"; filename="{filename}"\r\n'
-            "Content-Type: application/octet-stream\r\n\r\n".encode()
-            + data
-            + b"\r\n"
-        )
-        parts.append(f"--{boundary}--\r\n".encode())
-        return self.request("POST", path, b"".join(parts), f"multipart/form-data; boundary={boundary}")
-
-    def all_pages(self, path: str) -> list[dict[str, Any]]:
-        results: list[dict[str, Any]] = []
-        page = self.get(path)
-        while True:
-            results.extend(page["results"])
-            if not page["next"]:
-                return results
-            page = self.get(urlparse(page["next"])._replace(scheme="", netloc="").geturl())
-
-
 @pytest.fixture
-def service(database: str, tmp_path: Path) -> Iterator[Service]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
-    env.update(
-        {
-            "DATABASE_URL": database,
-            "CELERY_BROKER_URL": os.environ["ARBITER_TEST_REDIS_URL"],
-            "REDIS_URL": os.environ["ARBITER_TEST_REDIS_URL"],
-            # Our own queue: other runs sharing this Redis never take our matches.
-            "ARBITER_QUEUE": f"arbiter-e2e-{uuid.uuid4().hex[:8]}",
-            "ARBITER_VAR_DIR": str(tmp_path / "var"),
-            "SECRET_KEY": "end-to-end-test-secret-key-not-for-production",
-            "DEBUG": "0",
-            "ALLOWED_HOSTS": "127.0.0.1,localhost",
-            "PYTHONUNBUFFERED": "1",
-        }
-    )
-    logs = Path(os.environ.get("ARBITER_TEST_ARTIFACTS", tmp_path / "logs"))
-    logs.mkdir(parents=True, exist_ok=True)
-    svc = Service(env, _free_port(), logs)
-    try:
-        svc.start()
-        yield svc
-    finally:
-        svc.stop()
-
-
-def _greedy_zip() -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for path in sorted((ROOT / "bots" / "greedy").glob("*.py")):
-            archive.write(path, path.name)
-    return buffer.getvalue()
+def service(live_processes: LiveFactory) -> Api:
+    """The web server and two separate workers of two processes each: claims decide who plays what."""
+    return live_processes(web="runserver", workers=2, concurrency=2, tag="e2e").api()
 
 
 def _elo_by_hand(matches: list[dict[str, Any]]) -> dict[int, tuple[float, int]]:
@@ -187,22 +45,20 @@ def _elo_by_hand(matches: list[dict[str, Any]]) -> dict[int, tuple[float, int]]:
     return {v: (elo[v], games[v]) for v in elo}
 
 
-def test_round_robin_end_to_end(service: Service) -> None:
+def test_round_robin_end_to_end(service: Api) -> None:
     signup = service.post_json("/api/users/", {"username": "erin", "password": "erin-pw-1"})
     token = service.post_json("/api/auth/token/", {"username": "erin", "password": "erin-pw-1"})["token"]
     assert token == signup["token"]
     service.token = token
 
-    random_bot = service.post_multipart(
-        "/api/bots/", {"game": GAME, "name": "random"}, "random_bot.py", (ROOT / "bots" / "random_bot.py").read_bytes()
-    )
-    greedy_bot = service.post_multipart("/api/bots/", {"game": GAME, "name": "greedy"}, "greedy.zip", _greedy_zip())
+    random = service.upload_bot(GAME, "random", "random_bot.py", random_bot())
+    greedy = service.upload_bot(GAME, "greedy", "greedy.zip", greedy_zip())
     tournament = service.post_json(
         "/api/tournaments/",
         {
             "game": GAME,
             "name": "end to end",
-            "participants": [random_bot["id"], greedy_bot["id"]],
+            "participants": [random["id"], greedy["id"]],
             "format": "double",
             "games_per_pairing": 3,
             "move_ms": 2000,
@@ -214,12 +70,7 @@ def test_round_robin_end_to_end(service: Service) -> None:
     assert tournament["status"] == "running" and tournament["progress"]["total"] == 6
     tid = tournament["id"]
 
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
-        tournament = service.get(f"/api/tournaments/{tid}/")
-        if tournament["status"] != "running":
-            break
-        time.sleep(1)
+    tournament = service.wait_tournament(tid, WAIT_S)
     assert tournament["status"] == "finished", f"tournament still {tournament['status']}: {tournament['progress']}"
     assert tournament["progress"]["finished"] == 6, tournament["progress"]
 
@@ -280,26 +131,13 @@ def _elo_by_hand_teams(matches: list[dict[str, Any]]) -> dict[int, tuple[float, 
     return {v: (elo[v], games[v]) for v in elo}
 
 
-def _wait_finished(service: Service, tid: int) -> dict[str, Any]:
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
-        tournament = service.get(f"/api/tournaments/{tid}/")
-        if tournament["status"] != "running":
-            return tournament
-        time.sleep(1)
-    raise AssertionError(f"tournament {tid} did not finish in {WAIT_S} s")
-
-
-def test_team_round_robins_end_to_end(service: Service) -> None:
+def test_team_round_robins_end_to_end(service: Api) -> None:
     """Sequence for three players, and two teams of two where each bot fills both seats of its team."""
     service.token = service.post_json("/api/users/", {"username": "fay", "password": "fay-pw-12"})["token"]
-    random_py = (ROOT / "bots" / "random_bot.py").read_bytes()
     bots = [
-        service.post_multipart("/api/bots/", {"game": "sequence", "name": "random"}, "random_bot.py", random_py),
-        service.post_multipart("/api/bots/", {"game": "sequence", "name": "greedy"}, "greedy.zip", _greedy_zip()),
-        service.post_multipart(
-            "/api/bots/", {"game": "sequence", "name": "random-b"}, "random_b.py", random_py + b"\n"
-        ),
+        service.upload_bot("sequence", "random", "random_bot.py", random_bot()),
+        service.upload_bot("sequence", "greedy", "greedy.zip", greedy_zip()),
+        service.upload_bot("sequence", "random-b", "random_b.py", random_bot() + b"\n"),
     ]
     common = {"game": "sequence", "move_ms": 2000, "game_ms": 60000, "startup_ms": 10000, "start": True}
     three = service.post_json(
@@ -314,7 +152,7 @@ def test_team_round_robins_end_to_end(service: Service) -> None:
     )  # fmt: skip
     assert (three["progress"]["total"], pairs["progress"]["total"]) == (3, 2)
     for tournament in (three, pairs):
-        done = _wait_finished(service, tournament["id"])
+        done = service.wait_tournament(tournament["id"], WAIT_S)
         assert done["status"] == "finished" and done["progress"]["finished"] == done["progress"]["total"], done
         matches = service.all_pages(f"/api/matches/?tournament={tournament['id']}&order=finished")
         if tournament is pairs:

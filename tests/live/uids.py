@@ -1,0 +1,65 @@
+"""Sandbox uids of a live set: a band of its own from a test-only range.
+
+A sandbox slot is a uid, and a worker kills every process of a slot's uid
+before it hands the slot to a bot.  Two sets (or a set and the live service on
+this machine, which uses 60000 and up) that shared uids would kill each
+other's bots, so each set holds a band of uids no one else holds: a lock file
+per band in one machine-wide directory, held (``flock``) for the set's life.
+The kernel drops the lock when its holder dies, so a crashed run frees its band.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import tempfile
+from pathlib import Path
+
+# Above the referee tests' in-process slots (61000-61007) and the service default (60000+).
+FIRST_UID = 61100
+LAST_UID = 64999
+WIDTH = 32  # slots per set: 4 workers x 2 processes x 4 seats with room to spare
+LOCK_DIR = Path(tempfile.gettempdir()) / "arbiter-test-uid-bands"
+
+
+class UidBand:
+    """``WIDTH`` consecutive uids held by this process until :meth:`release`."""
+
+    def __init__(self, first: int, fd: int) -> None:
+        self.first = first
+        self.count = WIDTH
+        self._fd: int | None = fd
+
+    @classmethod
+    def acquire(cls) -> UidBand:
+        """Lock the first free band of the test range; fail when every band is taken."""
+        LOCK_DIR.mkdir(parents=True, exist_ok=True)
+        for first in range(FIRST_UID, LAST_UID + 1 - WIDTH + 1, WIDTH):
+            fd = os.open(LOCK_DIR / f"band-{first}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            return cls(first, fd)
+        raise RuntimeError(f"every sandbox uid band in {FIRST_UID}-{LAST_UID} is taken (locks in {LOCK_DIR})")
+
+    @property
+    def uids(self) -> range:
+        return range(self.first, self.first + self.count)
+
+    def release(self) -> None:
+        """Kill what still runs under the band's uids (a bot of a SIGKILLed worker), then unlock."""
+        if self._fd is None:
+            return
+        from workers.slots import kill_uid  # no Django: safe in bench and tests alike
+
+        try:
+            for uid in self.uids:
+                kill_uid(uid)
+        finally:
+            fd, self._fd = self._fd, None
+            with contextlib.suppress(OSError):
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
