@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import multiprocessing
 
-from workers import config
+from workers.config import read as _read  # gunicorn takes every known name here as a setting
 
-bind = config.read("ARBITER_BIND")
-workers = config.read("WEB_CONCURRENCY", default=multiprocessing.cpu_count() + 1)
-threads = config.read("ARBITER_WEB_THREADS")
+bind = _read("ARBITER_BIND")
+workers = _read("WEB_CONCURRENCY", default=multiprocessing.cpu_count() + 1)
+threads = _read("ARBITER_WEB_THREADS")
 # Uploads and standings of large tournaments can take a few seconds; nothing legitimate takes 60.
-timeout = config.read("ARBITER_WEB_TIMEOUT")
+timeout = _read("ARBITER_WEB_TIMEOUT")
 graceful_timeout = 30
 keepalive = 5
 # Recycle workers now and then so a slow leak never grows without bound.
@@ -25,11 +25,11 @@ max_requests = 2000
 max_requests_jitter = 200
 accesslog = "-"
 errorlog = "-"
-loglevel = config.read("ARBITER_LOG_LEVEL")
+loglevel = _read("ARBITER_LOG_LEVEL")
 # Headers like X-Forwarded-Proto are trusted only from these addresses (the proxy in front).
-forwarded_allow_ips = config.read("ARBITER_FORWARDED_ALLOW_IPS")
+forwarded_allow_ips = _read("ARBITER_FORWARDED_ALLOW_IPS")
 
-if config.read("ARBITER_LOG_FORMAT") == "json":
+if _read("ARBITER_LOG_FORMAT") == "json":
     logconfig_dict = {
         "version": 1,
         "disable_existing_loggers": False,
