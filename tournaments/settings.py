@@ -235,20 +235,12 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# One queue per kind of match, named after the default queue, so a test run's ARBITER_QUEUE
-# isolates all of them.  A worker started without -Q consumes every queue in CELERY_TASK_QUEUES,
-# taking them in turn (so no kind starves); ladder matches exist only while other work is scarce.
-ARBITER_QUEUES = {
-    "tournament": CELERY_TASK_DEFAULT_QUEUE,
-    "challenge": f"{CELERY_TASK_DEFAULT_QUEUE}.challenge",
-    "version_test": f"{CELERY_TASK_DEFAULT_QUEUE}.version_test",
-    "ladder": f"{CELERY_TASK_DEFAULT_QUEUE}.ladder",
-}
-# Short periodic tasks (beat) have their own queue: a long tournament queue cannot delay them.
+# One queue for matches (a message names no match: the database picks the fairest, see
+# tournaments/matches/queue.py) and one for short periodic tasks (beat), which a long
+# queue of matches must never delay.
 ARBITER_BEAT_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.beat"
 CELERY_TASK_QUEUES = [
-    Queue(name, Exchange(name), routing_key=name)
-    for name in dict.fromkeys([*ARBITER_QUEUES.values(), ARBITER_BEAT_QUEUE])
+    Queue(name, Exchange(name), routing_key=name) for name in (CELERY_TASK_DEFAULT_QUEUE, ARBITER_BEAT_QUEUE)
 ]
 
 # -- logging -------------------------------------------------------------------------------
@@ -286,7 +278,6 @@ ARBITER_TASK_MARGIN_S: int = ENV["ARBITER_TASK_MARGIN_S"]
 ARBITER_LEASE_S: float = ENV["ARBITER_LEASE_S"]
 ARBITER_HEARTBEAT_S: float = ENV["ARBITER_HEARTBEAT_S"]
 ARBITER_SWEEP_EVERY_S: float = ENV["ARBITER_SWEEP_EVERY_S"]
-ARBITER_DISPATCH_AFTER_S: float = ENV["ARBITER_DISPATCH_AFTER_S"]
 ARBITER_DISPATCH_EVERY_S: float = ENV["ARBITER_DISPATCH_EVERY_S"]
 ARBITER_DISPATCH_BATCH: int = ENV["ARBITER_DISPATCH_BATCH"]
 # Ratings (docs/ratings.md).

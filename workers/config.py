@@ -179,10 +179,9 @@ _add("ARBITER_LEASE_S", "float", 180.0, "A running match whose worker has not re
      "run again.", _G, minimum=1)  # fmt: skip
 _add("ARBITER_HEARTBEAT_S", "float", 20.0, "Seconds between a worker's lease renewals.", _G, minimum=0.1)
 _add("ARBITER_SWEEP_EVERY_S", "float", 30.0, "Seconds between runs of the lease sweeper.", _G, minimum=1)
-_add("ARBITER_DISPATCH_AFTER_S", "float", 300.0, "A queued match whose message is older than this is sent again.", _G,
-     minimum=1)  # fmt: skip
-_add("ARBITER_DISPATCH_EVERY_S", "float", 60.0, "Seconds between runs of the dispatcher.", _G, minimum=1)
-_add("ARBITER_DISPATCH_BATCH", "int", 2000, "Most matches the dispatcher sends again in one run.", _G, minimum=1)
+_add("ARBITER_DISPATCH_EVERY_S", "float", 15.0, "Seconds between runs of the dispatcher, which sends the messages "
+     "the broker lost (one per queued match).", _G, minimum=1)  # fmt: skip
+_add("ARBITER_DISPATCH_BATCH", "int", 2000, "Most messages the dispatcher sends in one run.", _G, minimum=1)
 _add("ARBITER_PACKAGE_CACHE", "path", None, "Where workers keep unpacked bot packages (default: packages/ under "
      "the var dir).", _G)  # fmt: skip
 

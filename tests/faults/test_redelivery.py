@@ -1,10 +1,11 @@
 """The same task delivered twice at the same time.
 
-Every match's run_match message is in the queue three times, copies side by
+Every match's run_next message is in the queue three times, copies side by
 side, before any worker starts; then two workers with two processes each
-start together, so copies of one match are taken by different processes at
-the same moment.  Exactly one copy claims each match; the others find it
-taken and do nothing.  One result, one rating change per bot per match.
+start together, so copies are taken by different processes at the same
+moment and race for the same fairest match.  Exactly one claim wins each
+match; the extra copies find nothing left to do.  One result, one rating
+change per bot per match.
 (No beat here: nothing else sends messages, so the count is exact.)
 """
 
@@ -21,16 +22,15 @@ COPIES = 3
 SEND = """
 import json
 from tournaments.matches.models import Match
-from tournaments.matches.life import matches_send_queued
+from tournaments.matches.life import matches_wake
 ids = list(Match.objects.filter(tournament_id={tid}).order_by("index").values_list("id", flat=True))
-for _ in range({copies}):
-    matches_send_queued(tournament_id={tid})
+matches_wake(count={copies} * len(ids))
 print(json.dumps(ids))
 """
 
 
 def test_duplicate_deliveries_count_once(cluster: Cluster) -> None:
-    # Set up with a broker that drops everything: no tournament_enqueue message.
+    # Set up with a broker that drops everything: no message yet.
     t = cluster.tournament(bots=4, delay=0.1, games_per_pairing=1, max_plies=12, broker="memory://")
     assert t["matches"] == 6
     ids = cluster.shell(SEND.format(tid=t["id"], copies=COPIES))
@@ -41,10 +41,10 @@ def test_duplicate_deliveries_count_once(cluster: Cluster) -> None:
     cluster.wait_finished(t["id"], 120)
     matches = cluster.assert_counted_once(t["id"], 6)
     assert {attempt for _, attempt, _ in matches.values()} == {1}, "a match was claimed twice"
-    # Every copy was delivered and run: one played the match, the others found it taken.
+    # Every copy was delivered and run: as many played a match as there were matches, the rest found none.
     logs = cluster.log()
     assert logs.count("succeeded in") == len(ids) * COPIES
     assert logs.count(": 'finished'") == len(ids)
-    assert logs.count(": 'not claimed'") == len(ids) * (COPIES - 1)
+    assert logs.count(": 'nothing queued'") == len(ids) * (COPIES - 1)
     assert "dropping result" not in logs  # the losing copies never got as far as a result
     cluster.assert_rebuild_agrees()

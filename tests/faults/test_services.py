@@ -13,9 +13,9 @@ from io import StringIO
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.core.management import CommandError, call_command
 from django.test.utils import override_settings
-from django.utils import timezone
 
 from tests.service.conftest import _games, make_bot, outcome_for, play, user  # noqa: F401 - fixtures
 from tournaments.competitions.models import Tournament
@@ -23,7 +23,7 @@ from tournaments.competitions.services.tournaments import tournament_create, tou
 from tournaments.dbclock import db_clock
 from tournaments.matches import recovery as dispatch
 from tournaments.matches.life import match_claim, match_record_result
-from tournaments.matches.models import Match, MatchSeat
+from tournaments.matches.models import MatchSeat
 from tournaments.matches.recovery import matches_expire_leases
 from tournaments.ratings.models import Rating, RatingChange
 from tournaments.ratings.rebuild import ratings_differences
@@ -79,58 +79,37 @@ def test_late_result_of_a_lost_lease_is_dropped_and_logged(
     assert MatchSeat.objects.get(match=match, seat=0).rank == 1  # the current attempt's result stands
 
 
-def _sent(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    from tournaments.matches.tasks import run_match
+def _sent(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    from tournaments.matches.tasks import run_next
 
-    sent: list[int] = []
-    monkeypatch.setattr(run_match, "apply_async", lambda args, **kw: sent.append(args[0]))
+    sent: list[dict[str, Any]] = []
+    monkeypatch.setattr(run_next, "apply_async", lambda **kw: sent.append(kw))
     return sent
 
 
-@pytest.fixture
-def dispatch_now(django_capture_on_commit_callbacks: Any) -> Any:
-    """matches_dispatch, with its on-commit sends run (the test's transaction never commits)."""
-
-    def run(**kwargs: Any) -> int:
-        with django_capture_on_commit_callbacks(execute=True):
-            return dispatch.matches_dispatch(**kwargs)
-
-    return run
-
-
-def test_dispatcher_resends_only_stale_queued_matches(
-    round_robin: Tournament, monkeypatch: pytest.MonkeyPatch, dispatch_now: Any
+def test_dispatcher_sends_what_the_broker_lost_and_no_more(
+    round_robin: Tournament, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     sent = _sent(monkeypatch)
-    monkeypatch.setattr(dispatch, "broker_backlog", lambda queues: 0)  # the broker lost everything
-    ids = list(round_robin.matches.order_by("index").values_list("id", flat=True))
-    assert dispatch_now(older_than_s=60) == 0  # created just now: not stale yet
-    long_ago = timezone.now() - timedelta(minutes=10)
-    Match.objects.filter(id__in=ids).update(created=long_ago)  # never sent at all (enqueued_at empty)
-    match_claim(match_id=ids[0], worker="w")  # running: has its worker, not the dispatcher's business
-    Match.objects.filter(id=ids[1]).update(enqueued_at=timezone.now())  # a fresh message exists
-    assert dispatch_now(older_than_s=60) == len(ids) - 2
-    assert sorted(sent) == ids[2:]
-    assert not Match.objects.filter(id__in=ids[2:], enqueued_at__lt=timezone.now() - timedelta(seconds=60)).exists()
-    # Just re-sent: nothing is stale any more.
-    assert dispatch_now(older_than_s=60) == 0
-    assert len(sent) == len(ids) - 2
-
-
-def test_dispatcher_holds_back_while_the_broker_has_enough_messages(
-    round_robin: Tournament, monkeypatch: pytest.MonkeyPatch, dispatch_now: Any
-) -> None:
-    sent = _sent(monkeypatch)
+    queue = settings.CELERY_TASK_DEFAULT_QUEUE
     queued = round_robin.matches.count()
-    Match.objects.update(created=timezone.now() - timedelta(minutes=10))
-    monkeypatch.setattr(dispatch, "broker_backlog", lambda queues: queued)
-    assert dispatch_now(older_than_s=60) == 0 and sent == []
-    monkeypatch.setattr(dispatch, "broker_backlog", lambda queues: queued - 1)  # one message is missing
-    assert dispatch_now(older_than_s=60) == queued
-    assert len(sent) == queued
-    monkeypatch.setattr(dispatch, "broker_backlog", lambda queues: None)  # broker cannot say: send
-    Match.objects.update(enqueued_at=timezone.now() - timedelta(minutes=10))
-    assert dispatch_now(older_than_s=60) == queued
+    monkeypatch.setattr(dispatch, "queue_depths", lambda queues: {queue: queued})
+    assert dispatch.matches_dispatch() == 0 and sent == []  # one message per queued match: nothing missing
+    monkeypatch.setattr(dispatch, "queue_depths", lambda queues: {queue: 0})  # the broker lost everything
+    ids = list(round_robin.matches.order_by("index").values_list("id", flat=True))
+    match_claim(match_id=ids[0], worker="w")  # running: its worker has it, it needs no message
+    assert dispatch.matches_dispatch() == queued - 1 == len(sent)
+    monkeypatch.setattr(dispatch, "queue_depths", lambda queues: {queue: queued - 1})  # they arrived
+    assert dispatch.matches_dispatch() == 0
+    monkeypatch.setattr(dispatch, "queue_depths", lambda queues: None)  # the broker is down: nothing to send to
+    assert dispatch.matches_dispatch() == 0
+    assert dispatch.matches_dispatch(limit=2) == 0
+
+
+def test_dispatcher_sends_in_batches(round_robin: Tournament, monkeypatch: pytest.MonkeyPatch) -> None:
+    sent = _sent(monkeypatch)
+    monkeypatch.setattr(dispatch, "queue_depths", lambda queues: {settings.CELERY_TASK_DEFAULT_QUEUE: 0})
+    assert dispatch.matches_dispatch(limit=2) == 2 == len(sent)
 
 
 def _play_all(tournament: Tournament, play: Any, reverse: bool) -> None:  # noqa: F811

@@ -52,8 +52,8 @@ def database_drop(server_url: str, name: str) -> None:
 def queue_purge(redis_url: str, queue: str) -> None:
     """Forget whatever is left in a private queue: its Redis lists and their bindings.
 
-    The settings derive one queue per kind of work from ARBITER_QUEUE
-    (``<queue>.challenge``, ``<queue>.beat``, ...): all start with its name.
+    The settings derive the beat queue from ARBITER_QUEUE (``<queue>.beat``):
+    both start with its name.
     Kombu keeps bindings under ``_kombu.binding.<queue>`` and ``_kombu.binding_permanent.<queue>``.
     """
     import redis

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from tournaments.bots.models import BotVersion
-from tournaments.competitions import tasks as competition_tasks
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 from tournaments.matches import tasks
@@ -40,15 +39,16 @@ def duel(user: Any, make_bot: Any) -> Tournament:
 
 
 @needs_sandbox
-def test_run_match_plays_and_records(duel: Tournament) -> None:
+def test_run_next_plays_and_records_the_next_match(duel: Tournament) -> None:
     match = duel.matches.order_by("index").first()
-    assert tasks.run_match(match.id) == "finished"
+    assert tasks.run_next() == "finished"
     match.refresh_from_db()
     assert match.status == "finished" and match.attempt == 1 and match.moves and match.result_reason
     assert sorted(match.match_seats.values_list("rank", flat=True)) in ([1, 1], [1, 2])
     assert Rating.objects.filter(pool=duel.rating_pool).count() == 2
-    # The same message again does nothing.
-    assert tasks.run_match(match.id) == "not claimed"
+    # The next message plays the next match; one more finds nothing to do.
+    assert tasks.run_next() == "finished"
+    assert tasks.run_next() == "nothing queued"
 
 
 def test_bad_package_errors_with_a_reason(duel: Tournament) -> None:
@@ -59,7 +59,7 @@ def test_bad_package_errors_with_a_reason(duel: Tournament) -> None:
     BotVersion.objects.filter(id=version.id).update(
         package=garbage, filename="bot.zip", checksum=hashlib.sha256(garbage).hexdigest()
     )
-    assert tasks.run_match(match.id) == "errored"
+    assert tasks.run_next() == "errored"
     match.refresh_from_db()
     assert match.status == "errored" and "is invalid" in match.error_reason
     assert not Rating.objects.exists()
@@ -70,7 +70,7 @@ def test_tampered_package_is_refused(duel: Tournament) -> None:
     version = match.match_seats.get(seat=0).bot_version
     # Bytes that no longer match the checksum recorded at upload.
     BotVersion.objects.filter(id=version.id).update(package=b"print('hi')\n", checksum=os.urandom(32).hex())
-    assert tasks.run_match(match.id) == "errored"
+    assert tasks.run_next() == "errored"
     match.refresh_from_db()
     assert "checksum" in match.error_reason
 
@@ -84,25 +84,41 @@ def test_infrastructure_error_requeues(duel: Tournament, monkeypatch: pytest.Mon
 
     monkeypatch.setattr(runner, "play_match", broken)
     match = duel.matches.order_by("index").first()
-    assert tasks.run_match(match.id) == "queued"
+    assert tasks.run_next() == "queued"
     match.refresh_from_db()
     assert (match.status, match.attempt) == ("queued", 1)
     assert "no free sandbox slot" in match.error_reason
     assert set(match.match_seats.values_list("status", flat=True)) == {""}  # not a forfeit
 
 
-def test_tournament_enqueue_sends_time_limited_messages(duel: Tournament, monkeypatch: pytest.MonkeyPatch) -> None:
-    sent: list[tuple[str, list, dict]] = []
-    monkeypatch.setattr(
-        tasks.run_match, "apply_async", lambda args, **kw: sent.append((tasks.run_match.name, args, kw))
-    )
-    assert competition_tasks.tournament_enqueue(duel.id) == 2
-    ids = list(Match.objects.filter(tournament=duel).order_by("index").values_list("id", flat=True))
-    assert [(name, args) for name, args, _ in sent] == [("tournaments.matches.tasks.run_match", (i,)) for i in ids]
-    for _, _, options in sent:
-        # startup + game budget of both seats, plus the margin.
-        assert options["soft_time_limit"] == (10 + 20) * 2 + 60
-        assert options["time_limit"] > options["soft_time_limit"]
+def test_starting_sends_one_message_per_match_on_commit(
+    user: Any, make_bot: Any, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+) -> None:
+    sent: list[dict[str, Any]] = []
+    monkeypatch.setattr(tasks.run_next, "apply_async", lambda **kw: sent.append(kw))
+    bots = [make_bot() for _ in range(3)]
+    tournament = tournament_create(owner=user, game_id="gamesup", name="t", bot_ids=[b.id for b in bots])
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        tournament_start(tournament=tournament, user=user)
+    assert sent == []  # nothing before the rows are committed
+    for callback in callbacks:
+        callback()
+    assert len(sent) == Match.objects.filter(tournament=tournament).count() == 6
+    assert {kw["queue"] for kw in sent} == {"celery"}
+
+
+def test_a_broker_down_at_commit_loses_no_match(
+    user: Any, make_bot: Any, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+) -> None:
+    def down(**kwargs: Any) -> None:
+        raise OSError("Connection refused")
+
+    monkeypatch.setattr(tasks.run_next, "apply_async", down)
+    bots = [make_bot() for _ in range(2)]
+    tournament = tournament_create(owner=user, game_id="gamesup", name="t", bot_ids=[b.id for b in bots])
+    with django_capture_on_commit_callbacks(execute=True):
+        started = tournament_start(tournament=tournament, user=user)  # no exception: the work is done
+    assert started.status == "running" and Match.objects.filter(tournament=tournament, status="queued").count() == 2
 
 
 @needs_sandbox
@@ -121,5 +137,4 @@ def test_two_workers_unpacking_one_package_share_it(
         raise FileExistsError(errno.EEXIST, "already there")  # ...so ours finds it taken
 
     monkeypatch.setattr(packages, "unpack_package", racing)
-    match = duel.matches.order_by("index").first()
-    assert tasks.run_match(match.id) == "finished"
+    assert tasks.run_next() == "finished"

@@ -26,7 +26,7 @@ from tournaments.competitions.selectors.standings import (
 )
 from tournaments.competitions.services.ladders import ladder_clean, ladder_save
 from tournaments.competitions.services.schedules import schedule_clean, schedule_save
-from tournaments.competitions.services.tournaments import tournament_cancel, tournament_start
+from tournaments.competitions.services.tournaments import tournament_cancel, tournament_priority_set, tournament_start
 from tournaments.errors import ServiceError
 from tournaments.matches.life import matches_requeue_errored
 from tournaments.web.admin_kit import HistoryAdmin, PublicPageMixin, ReadOnlyInline, ServiceCheckedForm, html_table
@@ -76,10 +76,21 @@ class TournamentAdmin(PublicPageMixin, admin.ModelAdmin):
         "startup_ms", "rated", "rating_pool", "status", "created", "started", "finished",
         "progress", "standings", "crosstable", "start_at", "all_active", "schedule", "public_link",
     ]  # fmt: skip
-    fields = ["name", *readonly_fields]
+    fields = ["name", "priority", *readonly_fields]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # tournaments are created through the API (participants need validating)
+
+    def save_model(self, request: HttpRequest, obj: Tournament, form: Any, change: bool) -> None:
+        # Its queued matches move with it (matches/queue.py); the name is all else that may change here.
+        priority = obj.priority
+        obj.priority = Tournament.objects.values_list("priority", flat=True).get(pk=obj.pk)
+        super().save_model(request, obj, form, change)
+        if priority != obj.priority:
+            try:
+                tournament_priority_set(tournament=obj, user=request.user, priority=priority)
+            except ServiceError as exc:
+                self.message_user(request, exc.message, messages.ERROR)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

@@ -71,15 +71,3 @@ def match_seed(*, tournament_id: int, index: int) -> int:
     """A deterministic seed from the tournament and the game's index (fits a signed 64-bit column)."""
     digest = hashlib.sha256(f"arbiter:{tournament_id}:{index}".encode()).digest()
     return int.from_bytes(digest[:7], "big")
-
-
-def match_time_limits(*, seats: int, startup_ms: int, game_ms: int, margin_s: int) -> tuple[int, int]:
-    """Celery soft and hard time limits (seconds) for one match.
-
-    Every seat may use its whole startup and game budget, so the match can
-    last that long before any bot is at fault; the margin covers sandbox
-    start-up and recording.
-    """
-    budget_s = (startup_ms + game_ms) * seats / 1000.0
-    soft = int(budget_s) + margin_s
-    return soft, soft + 30

@@ -1,4 +1,4 @@
-"""Celery tasks of competitions: enqueue a started round robin, start what is due, top up ladders, refit tables.
+"""Celery tasks of competitions: start what is due, top up ladders, refit performance tables.
 
 Tasks take ids and call one service.  Services send these tasks, so each
 task imports its service when it runs (the services import this module,
@@ -10,18 +10,6 @@ from __future__ import annotations
 from django.conf import settings
 
 from workers.celery_app import app, beat_every
-
-
-@app.task(ignore_result=True)
-def tournament_enqueue(tournament_id: int) -> int:
-    """Send one run_match per queued match of a started tournament, in schedule order.
-
-    A 100-bot round robin has thousands of matches; sending them from a
-    worker keeps the web request that started the tournament short.
-    """
-    from tournaments.matches.life import matches_send_queued
-
-    return matches_send_queued(tournament_id=tournament_id)
 
 
 @app.task(ignore_result=True)

@@ -2,9 +2,10 @@
 
 ::
 
-    matches_create ─► QUEUED ─► matches_enqueue (on commit: one run_match message)
+    matches_create ─► QUEUED ─► matches_enqueue (on commit: one run_next message per match)
                                    │
-    match_claim (QUEUED → RUNNING, attempt + 1; a conditional UPDATE: one winner)
+    match_claim_next (the fairest queued match, matches/queue.py: QUEUED → RUNNING,
+                      attempt + 1; a conditional UPDATE: one winner)
                                    │
     match_heartbeat (renews the lease while the worker plays)
                                    │
@@ -47,7 +48,8 @@ from django.db.models import F
 from engines import get_engine
 from tournaments.dbclock import db_clock, db_now
 from tournaments.matches.models import Match, MatchSeat
-from tournaments.matches.tasks import run_match
+from tournaments.matches.queue import queue_candidates
+from tournaments.matches.tasks import matches_wake_task, run_next
 from tournaments.ratings.services import ratings_apply_match
 from workers.match import Clock, MatchRecord
 
@@ -55,6 +57,10 @@ logger = logging.getLogger(__name__)
 
 STDERR_LIMIT = 64 * 1024
 BATCH_SIZE = 1000
+# Up to this many messages are sent by the committing process itself; more, by a task.
+WAKE_INLINE = 50
+# Rounds of candidates a worker tries before it gives its message up (others keep winning).
+CLAIM_ROUNDS = 20
 
 
 # -- creating and enqueueing ----------------------------------------------------------
@@ -62,7 +68,7 @@ BATCH_SIZE = 1000
 
 @dataclass(frozen=True)
 class MatchConfig:
-    """What every match of one batch shares: the game, its seats and teams, the pool, the clock."""
+    """What every match of one batch shares: the game, its seats and teams, the pool, the clock, the owner."""
 
     kind: str
     game_id: str
@@ -72,16 +78,18 @@ class MatchConfig:
     rating_pool: str
     rated: bool
     clock: Clock
+    owner_id: int | None  # whose work it is (None: the service's own, the ladder)
     tournament_id: int | None = None
+    priority: int = 0
 
 
 @dataclass(frozen=True)
 class Lineup:
-    """One match of a batch: the bot version of each team (team order), its seed and schedule index."""
+    """One match of a batch: the bot version of each team (team order), its seed and its place in the series."""
 
     versions: tuple[int, ...]
     seed: int
-    index: int | None = None
+    index: int = 0
 
 
 def matches_create(*, config: MatchConfig, lineups: Sequence[Lineup]) -> list[Match]:
@@ -94,6 +102,8 @@ def matches_create(*, config: MatchConfig, lineups: Sequence[Lineup]) -> list[Ma
         Match(
             kind=config.kind,
             tournament_id=config.tournament_id,
+            owner_id=config.owner_id,
+            priority=config.priority,
             index=lineup.index,
             game_id=config.game_id,
             engine_version=engine_version,
@@ -119,57 +129,57 @@ def matches_create(*, config: MatchConfig, lineups: Sequence[Lineup]) -> list[Ma
     return matches
 
 
-def match_time_limits(*, seats: int, clock: Clock, margin_s: int) -> tuple[int, int]:
-    """Celery soft and hard time limits (seconds) for one match.
+def match_time_limit_s(*, seats: int, clock: Clock) -> int:
+    """How long a match may run before the service gives up on it (seconds).
 
     Every seat may use its whole startup and game budget, so the match can
     last that long before any bot is at fault; the margin covers sandbox
     start-up and recording.
     """
-    budget_s = (clock.startup_ms + clock.game_ms) * seats / 1000.0
-    soft = int(budget_s) + margin_s
-    return soft, soft + 30
+    return int((clock.startup_ms + clock.game_ms) * seats / 1000.0) + settings.ARBITER_TASK_MARGIN_S
 
 
-def _send(rows: Iterable[dict[str, Any]]) -> None:
-    """One run_match message per row (id, kind, seats, clocks), on its kind's queue; stamps ``enqueued_at``."""
-    rows = list(rows)
-    Match.objects.filter(id__in=[r["id"] for r in rows], status=Match.Status.QUEUED).update(enqueued_at=db_now())
-    for r in rows:
-        clock = Clock(move_ms=r["move_ms"], game_ms=r["game_ms"], startup_ms=r["startup_ms"])
-        soft, hard = match_time_limits(seats=r["seats"], clock=clock, margin_s=settings.ARBITER_TASK_MARGIN_S)
-        queue = settings.ARBITER_QUEUES.get(r["kind"], settings.CELERY_TASK_DEFAULT_QUEUE)
-        run_match.apply_async(args=(r["id"],), soft_time_limit=soft, time_limit=hard, queue=queue)
+def matches_wake(*, count: int) -> int:
+    """Send ``count`` run_next messages now; returns how many were sent (0 when the broker is down).
 
-
-SEND_FIELDS = ("id", "kind", "seats", "move_ms", "game_ms", "startup_ms")
+    A message names no match: the worker that takes it claims the fairest
+    queued one (matches/queue.py).  Never raises: a message not sent now is
+    sent by the dispatcher (matches/recovery.py), which keeps one per queued match.
+    """
+    sent = 0
+    try:
+        # One producer (and connection) for the whole batch: a big round robin announces thousands.
+        with run_next.app.producer_or_acquire() as producer:
+            for _ in range(count):
+                run_next.apply_async(queue=settings.CELERY_TASK_DEFAULT_QUEUE, producer=producer)
+                sent += 1
+    except Exception:
+        logger.warning("the broker took %d of %d run_next messages; the dispatcher sends the rest", sent, count)
+    return sent
 
 
 def matches_enqueue(*, match_ids: Sequence[int]) -> None:
-    """Send a run_match message for each match once the current transaction commits.
+    """Once the current transaction commits, make sure a worker comes for each of these matches.
 
     The database says what must run, the broker only says when: a worker must
-    never see a match id before its row exists.
+    never be woken before the rows exist.  Many matches at once (a big round
+    robin) are announced by a task on the short-task queue, so the request
+    that made them stays short.
     """
-    ids = list(match_ids)
-    if not ids:
+    count = len(match_ids)
+    if count == 0:
         return
+    if count <= WAKE_INLINE:
+        transaction.on_commit(lambda: matches_wake(count=count))
+    else:
+        transaction.on_commit(lambda: _wake_later(count))
 
-    def send() -> None:
-        _send(Match.objects.filter(id__in=ids, status=Match.Status.QUEUED).order_by("id").values(*SEND_FIELDS))
 
-    transaction.on_commit(send)
-
-
-def matches_send_queued(*, tournament_id: int) -> int:
-    """Send a message for every queued match of a tournament, in schedule order; returns how many."""
-    rows = list(
-        Match.objects.filter(tournament_id=tournament_id, status=Match.Status.QUEUED)
-        .order_by("index")
-        .values(*SEND_FIELDS)
-    )
-    _send(rows)
-    return len(rows)
+def _wake_later(count: int) -> None:
+    try:
+        matches_wake_task.apply_async(args=(count,), queue=settings.ARBITER_BEAT_QUEUE)
+    except Exception:  # the broker is down: the dispatcher sends them once it is back
+        logger.warning("could not ask for %d run_next messages; the dispatcher sends them", count)
 
 
 # -- claiming and holding ------------------------------------------------------------
@@ -190,6 +200,27 @@ def match_claim(*, match_id: int, worker: str) -> int | None:
             return None
         # Still inside the transaction: the row is ours until commit.
         return Match.objects.values_list("attempt", flat=True).get(id=match_id)
+
+
+def match_claim_next(*, worker: str) -> tuple[int, int] | None:
+    """Take the fairest queued match (matches/queue.py); (match id, attempt), or None when none is left.
+
+    Workers racing for the same match: the losers look again (the winner's
+    match is no longer queued), so a message never goes unused while work waits.
+    """
+    for _ in range(CLAIM_ROUNDS):
+        seen = False
+        for match_id in queue_candidates():
+            seen = True
+            attempt = match_claim(match_id=match_id, worker=worker)
+            if attempt is not None:
+                return match_id, attempt
+        if not seen:
+            return None
+    logger.warning(
+        "worker %s lost %d claim rounds in a row; its message goes back to the dispatcher", worker, CLAIM_ROUNDS
+    )
+    return None
 
 
 def match_heartbeat(*, match_id: int, attempt: int) -> bool:

@@ -6,6 +6,7 @@ A match's whole life (create, enqueue, claim, heartbeat, record) is in
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
@@ -53,6 +54,13 @@ class Match(ClockFields):
     )
     index = models.PositiveIntegerField(null=True, blank=True, help_text="position in the tournament schedule")
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.TOURNAMENT)
+    # Whose work this is (the tournament's owner, the challenger, the tester): queued work is
+    # shared fairly between owners (matches/queue.py).  None: the service's own (the ladder).
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    # Higher runs first, whoever owns it (staff raise a tournament's priority).
+    priority = models.SmallIntegerField(default=0)
     game = models.ForeignKey("games.Game", on_delete=models.PROTECT, related_name="matches")
     engine_version = models.CharField(max_length=40)
     options = models.JSONField(default=dict)
@@ -65,9 +73,6 @@ class Match(ClockFields):
     worker = models.CharField(max_length=200, blank=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
-    # When the last run_match message was sent: the dispatcher re-sends a QUEUED
-    # match whose message is older than ARBITER_DISPATCH_AFTER_S (matches/recovery.py).
-    enqueued_at = models.DateTimeField(null=True, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True, db_index=True)
     moves = models.JSONField(default=list, blank=True)
@@ -95,6 +100,16 @@ class Match(ClockFields):
             # Ladder top-up: queued work by kind, and a pool's recent ladder games.
             models.Index(fields=["kind", "status"], name="match_kind_status"),
             models.Index(fields=["kind", "rating_pool", "created"], name="match_kind_pool_created"),
+            # The fair queue (matches/queue.py): owners with queued work, each owner's next match,
+            # when an owner was last served, and the few matches that jump the queue.
+            models.Index(fields=["status", "owner", "index", "id"], name="match_queue_owner"),
+            models.Index(fields=["owner", "claimed_at"], name="match_owner_claimed"),
+            models.Index(
+                fields=["priority", "id"], condition=Q(status="queued", attempt__gt=0), name="match_queue_reruns"
+            ),
+            models.Index(
+                fields=["priority", "id"], condition=Q(status="queued", priority__gt=0), name="match_queue_raised"
+            ),
         ]
 
     def __str__(self) -> str:

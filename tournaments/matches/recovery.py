@@ -11,20 +11,16 @@ QUEUED again and re-sent, or ERRORED with the reason once it has used up
 the silent worker was only slow and comes back, its result carries the old
 attempt number and ``match_record_result`` drops it (and logs it).
 
-**The dispatcher.**  The database is the source of truth for what must run.
-Every run_match message stamps ``Match.enqueued_at``.  If the broker loses
-its messages (Redis restarted empty, a queue purged by hand, a send that
-failed after the row was committed), the rows stay QUEUED with no message
-and nothing would ever run them.  Beat runs ``matches_dispatch`` every
-``ARBITER_DISPATCH_EVERY_S`` seconds; it re-sends QUEUED matches whose last
-message is older than ``ARBITER_DISPATCH_AFTER_S``.
-
-A duplicate message is harmless (the claim is a conditional UPDATE, so the
-second copy finds the match taken and does nothing) but costs a round trip,
-so the dispatcher holds back while the broker still holds at least one
-waiting message per QUEUED match: then nothing can be missing yet.  Once
-the backlog drains below that, any match still without a message is stale
-and is re-sent, so every queued match is eventually run.
+**The dispatcher.**  The database is the source of truth for what must run;
+the broker holds one ``run_next`` message per queued match (a message names no
+match: the worker claims the fairest one, matches/queue.py).  If the broker
+loses messages (Redis restarted empty, a queue purged by hand, a send that
+failed while the broker was down), queued matches outnumber the messages and
+some would never run.  Beat runs ``matches_dispatch`` every
+``ARBITER_DISPATCH_EVERY_S`` seconds: it sends as many messages as are
+missing, so every match is announced once, and never more than once while
+the broker keeps what it is given.  A message too many is harmless: the
+worker that takes it finds nothing to claim and stops.
 """
 
 from __future__ import annotations
@@ -33,62 +29,32 @@ import logging
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import Q
 
-from tournaments.dbclock import db_clock, db_now
-from tournaments.matches.life import match_record_error, matches_enqueue
+from tournaments.dbclock import db_clock
+from tournaments.matches.life import match_record_error, matches_wake
 from tournaments.matches.models import Match
+from tournaments.matches.queue import queued_count
 from workers.celery_app import queue_depths
 
 logger = logging.getLogger(__name__)
 
 
-def match_queues() -> list[str]:
-    """Every queue a run_match message may sit in."""
-    queues = settings.ARBITER_QUEUES
-    return list(dict.fromkeys(queues.values()))
-
-
-def broker_backlog(*, queues: list[str]) -> int | None:
-    """Messages waiting in ``queues`` (not those a worker holds), or None when the broker cannot say."""
-    depths = queue_depths(queues)
+def matches_dispatch(*, limit: int | None = None) -> int:
+    """Send the run_next messages the broker is missing; returns how many were sent."""
+    queued = queued_count()
+    if queued == 0:
+        return 0
+    depths = queue_depths([settings.CELERY_TASK_DEFAULT_QUEUE])
     if depths is None:
-        logger.warning("dispatcher: could not read the broker's backlog")
-        return None
-    return sum(depths.values())
-
-
-def matches_dispatch(*, older_than_s: float | None = None, limit: int | None = None) -> int:
-    """Re-send QUEUED matches whose message may be lost; returns how many were re-sent."""
-    older_than_s = settings.ARBITER_DISPATCH_AFTER_S if older_than_s is None else older_than_s
-    limit = limit or settings.ARBITER_DISPATCH_BATCH
-    cutoff = db_clock() - timedelta(seconds=older_than_s)
-    # Never sent at all (a lost tournament_enqueue): measured from creation.
-    stale = Q(enqueued_at__lt=cutoff) | Q(enqueued_at__isnull=True, created__lt=cutoff)
-    queued = Match.objects.filter(status=Match.Status.QUEUED)
-    if not queued.filter(stale).exists():
+        logger.warning("dispatcher: %d queued match(es), the broker cannot be asked: nothing sent", queued)
         return 0
-    waiting = queued.count()
-    backlog = broker_backlog(queues=match_queues())
-    if backlog is not None and backlog >= waiting:
-        logger.info("dispatcher: %d queued match(es), %d message(s) waiting: nothing to re-send", waiting, backlog)
+    waiting = sum(depths.values())
+    missing = min(queued - waiting, limit or settings.ARBITER_DISPATCH_BATCH)
+    if missing <= 0:
         return 0
-    with transaction.atomic():
-        # skip_locked: two dispatchers running at once split the work instead of doubling it.
-        ids = list(
-            queued.filter(stale).select_for_update(skip_locked=True).order_by("id").values_list("id", flat=True)[:limit]
-        )
-        # Stamped now, not at send time: a second dispatcher must not find these stale meanwhile.
-        Match.objects.filter(id__in=ids).update(enqueued_at=db_now())
-        matches_enqueue(match_ids=ids)
-    logger.warning(
-        "dispatcher: re-sent %d queued match(es) (%d queued, %s message(s) waiting)",
-        len(ids),
-        waiting,
-        "unknown" if backlog is None else backlog,
-    )
-    return len(ids)
+    sent = matches_wake(count=missing)
+    logger.warning("dispatcher: %d queued match(es), %d message(s) waiting: sent %d", queued, waiting, sent)
+    return sent
 
 
 def matches_expire_leases(*, now: datetime | None = None) -> int:

@@ -1,6 +1,6 @@
-"""Running a claimed match on this worker: packages, the heartbeat, the referee, the record.
+"""Running a match on this worker: the claim, packages, the heartbeat, the referee, the record.
 
-``match_run`` is what the ``run_match`` task calls.  Everything it writes
+``match_run_next`` is what the ``run_next`` task calls.  Everything it writes
 goes through ``matches.life`` under the attempt it claimed, so a message
 delivered twice, or a worker that comes back after losing its lease, never
 counts a result twice.
@@ -8,9 +8,12 @@ counts a result twice.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import signal
 import threading
+from collections.abc import Iterator
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
@@ -19,7 +22,13 @@ from django.db import connection
 
 from engines import InvalidOptionsError
 from tournaments.bots.selectors import bot_version_package
-from tournaments.matches.life import match_claim, match_heartbeat, match_record_error, match_record_result
+from tournaments.matches.life import (
+    match_claim_next,
+    match_heartbeat,
+    match_record_error,
+    match_record_result,
+    match_time_limit_s,
+)
 from tournaments.matches.selectors import match_spec
 from workers.match import MatchRecord, MatchSpec
 from workers.packages import PackageCache, PackageUnavailableError
@@ -63,11 +72,36 @@ def _programs(spec: MatchSpec) -> list[BotProgram]:
     return programs
 
 
+@contextlib.contextmanager
+def _time_limit(seconds: int) -> Iterator[None]:
+    """Raise SoftTimeLimitExceeded in this thread after ``seconds`` (the match's own bound).
+
+    A message names no match, so Celery cannot know the limit when it is sent;
+    the worker sets it once it knows the match.  Only the main thread of a
+    process gets signals: elsewhere (tests calling the task in a thread) there is no limit.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expired(signum: int, frame: object) -> None:
+        raise SoftTimeLimitExceeded(f"the match ran longer than {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def _play(match_id: int, attempt: int) -> MatchRecord | str:
     """Play the claimed match: its record, or the status its error left it in."""
     try:
         spec = match_spec(match_id=match_id)
-        return play_match(spec, _programs(spec), limits=settings.ARBITER_SANDBOX)
+        with _time_limit(match_time_limit_s(seats=spec.seats, clock=spec.clock)):
+            return play_match(spec, _programs(spec), limits=settings.ARBITER_SANDBOX)
     except PackageUnavailableError as exc:
         return str(match_record_error(match_id=match_id, attempt=attempt, reason=str(exc), retry=False))
     except InvalidOptionsError as exc:
@@ -87,11 +121,12 @@ def _play(match_id: int, attempt: int) -> MatchRecord | str:
         return str(match_record_error(match_id=match_id, attempt=attempt, reason=reason))
 
 
-def match_run(*, match_id: int, worker: str) -> str:
-    """Claim, play and record one match; returns what happened (for the task's log)."""
-    attempt = match_claim(match_id=match_id, worker=worker)
-    if attempt is None:
-        return "not claimed"
+def match_run_next(*, worker: str) -> str:
+    """Claim the fairest queued match, play and record it; returns what happened (for the task's log)."""
+    claimed = match_claim_next(worker=worker)
+    if claimed is None:
+        return "nothing queued"
+    match_id, attempt = claimed
     stop = threading.Event()
     beat = threading.Thread(target=_heartbeat, args=(match_id, attempt, stop), daemon=True)
     beat.start()

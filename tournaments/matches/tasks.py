@@ -7,17 +7,37 @@ never the other way round at import time).
 
 from __future__ import annotations
 
+from celery import Task
 from django.conf import settings
 
 from workers.celery_app import app, beat_every
 
+# run_next messages one wake task sends before handing the rest to the next one.
+WAKE_SLICE = 1000
+
 
 @app.task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
-def run_match(self, match_id: int) -> str:  # type: ignore[no-untyped-def]
-    """Claim, play and record one match."""
-    from tournaments.matches.runner import match_run, worker_identity
+def run_next(self: Task) -> str:
+    """Claim the fairest queued match, play it and record it (a message names no match)."""
+    from tournaments.matches.runner import match_run_next, worker_identity
 
-    return match_run(match_id=match_id, worker=worker_identity(hostname=self.request.hostname))
+    return match_run_next(worker=worker_identity(hostname=self.request.hostname))
+
+
+@app.task(ignore_result=True, acks_late=False)
+def matches_wake_task(count: int) -> int:
+    """Send ``count`` run_next messages (a big batch of new matches), a slice at a time.
+
+    It runs on the short-task queue: each slice is short, and the rest goes
+    back in the queue behind whatever else waits there (a sweep, a top-up).
+    """
+    from tournaments.matches.life import matches_wake
+
+    now = min(count, WAKE_SLICE)
+    sent = matches_wake(count=now)
+    if count > now and sent == now:
+        matches_wake_task.apply_async(args=(count - now,), queue=settings.ARBITER_BEAT_QUEUE)
+    return sent
 
 
 # The sweeper and the dispatcher are acknowledged on receipt: a lost run is harmless (beat

@@ -33,6 +33,8 @@ class Tournament(ClockFields):
     format = models.CharField(max_length=10, choices=Format.choices, default=Format.SINGLE)
     games_per_pairing = models.PositiveSmallIntegerField(default=2)
     rated = models.BooleanField(default=True)
+    # Staff raise it to run this tournament's matches ahead of everyone's (0: a fair share).
+    priority = models.SmallIntegerField(default=0)
     rating_pool = models.CharField(max_length=200)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
     participants = models.ManyToManyField("bots.BotVersion", through="Participant", related_name="tournaments")

@@ -137,13 +137,14 @@ def challenge_create(
             rating_pool=pool,
             rated=False,
             clock=clock,
+            owner_id=challenger.id,
         )
         # With swap_seats the two bots change sides every game.
         sides = [(theirs.pk, mine.pk) if swap_seats and n % 2 == 1 else (mine.pk, theirs.pk) for n in range(games)]
         matches = matches_create(
             config=config,
             lineups=[
-                Lineup(versions=side, seed=challenge_seed(challenge_id=challenge.id, number=n))
+                Lineup(versions=side, seed=challenge_seed(challenge_id=challenge.id, number=n), index=n)
                 for n, side in enumerate(sides)
             ],
         )

@@ -139,6 +139,7 @@ def ladder_top_up(*, ladder_id: int, now: datetime | None = None, rng: random.Ra
             rating_pool=ladder.pool,
             rated=True,
             clock=ladder.clock,
+            owner_id=None,  # the service's own: run when nobody else waits
         )
         since = now - timedelta(hours=settings.ARBITER_LADDER_WINDOW_H)
         candidates = ladder_candidates(ladder=ladder, since=since)

@@ -15,12 +15,11 @@ from tournaments.bots.models import Bot, BotVersion
 from tournaments.bots.selectors import versions_current
 from tournaments.competitions.models import Participant, Tournament
 from tournaments.competitions.plans import match_seed, round_robin_plan
-from tournaments.competitions.tasks import tournament_enqueue
 from tournaments.errors import ConflictError, ForbiddenError, ServiceError
 from tournaments.games.config import game_config_check
 from tournaments.games.models import Game
 from tournaments.matches.clocks import clock_check
-from tournaments.matches.life import Lineup, MatchConfig, matches_create
+from tournaments.matches.life import Lineup, MatchConfig, matches_create, matches_enqueue
 from tournaments.matches.models import Match
 from workers.match import Clock
 
@@ -171,8 +170,8 @@ def _participants_fill_all_active(*, tournament: Tournament) -> int:
     return len(versions)
 
 
-def _matches_schedule(*, tournament: Tournament) -> int:
-    """Insert every match and seat of the tournament's round robin; returns the match count.
+def _matches_schedule(*, tournament: Tournament) -> list[int]:
+    """Insert every match and seat of the tournament's round robin; returns the match ids.
 
     Call inside the transaction that starts the tournament.
     """
@@ -193,6 +192,8 @@ def _matches_schedule(*, tournament: Tournament) -> int:
         # Participants are distinct versions, so no version sits on two teams.
         rated=tournament.rated,
         clock=tournament.clock,
+        owner_id=tournament.owner_id,
+        priority=tournament.priority,
     )
     lineups = [
         Lineup(
@@ -202,7 +203,7 @@ def _matches_schedule(*, tournament: Tournament) -> int:
         )
         for index, game in enumerate(plan)
     ]
-    return len(matches_create(config=config, lineups=lineups))
+    return [m.pk for m in matches_create(config=config, lineups=lineups)]
 
 
 def tournament_start(*, tournament: Tournament, user: Any) -> Tournament:
@@ -215,16 +216,14 @@ def tournament_start(*, tournament: Tournament, user: Any) -> Tournament:
             raise ConflictError(f"The tournament is {locked.status}, not draft.", code="not_draft")
         if locked.all_active:
             _participants_fill_all_active(tournament=locked)
-        count = _matches_schedule(tournament=locked)
-        locked.status = Tournament.Status.RUNNING if count else Tournament.Status.FINISHED
+        match_ids = _matches_schedule(tournament=locked)
+        locked.status = Tournament.Status.RUNNING if match_ids else Tournament.Status.FINISHED
         locked.started = timezone.now()
-        if not count:
+        if not match_ids:
             locked.finished = locked.started
         locked.save(update_fields=["status", "started", "finished"])
-        if count:
-            # Thousands of messages are sent by a worker, not by this request.
-            transaction.on_commit(lambda: tournament_enqueue.delay(locked.pk))
-    logger.info("tournament %s started with %d matches", locked.pk, count)
+        matches_enqueue(match_ids=match_ids)
+    logger.info("tournament %s started with %d matches", locked.pk, len(match_ids))
     return locked
 
 
@@ -244,6 +243,19 @@ def tournament_cancel(*, tournament: Tournament, user: Any) -> Tournament:
         locked.finished = now
         locked.save(update_fields=["status", "finished"])
     return locked
+
+
+def tournament_priority_set(*, tournament: Tournament, user: Any, priority: int) -> Tournament:
+    """Staff move a tournament's queued matches ahead of everyone's (higher first) or back to a fair share (0)."""
+    if not user.is_staff:
+        raise ForbiddenError("Only staff change a tournament's priority.")
+    if not -100 <= priority <= 100:
+        raise ServiceError("priority is -100 to 100.", fields={"priority": ["out of range"]})
+    with transaction.atomic():
+        Tournament.objects.filter(pk=tournament.pk).update(priority=priority)
+        Match.objects.filter(tournament_id=tournament.pk, status=Match.Status.QUEUED).update(priority=priority)
+    tournament.priority = priority
+    return tournament
 
 
 def tournament_match_ended(match: Match) -> None:

@@ -188,12 +188,14 @@ def _queue_pairs(test: VersionTest, numbers: range) -> None:
         rating_pool=test.rating_pool,
         rated=False,
         clock=test.clock,
+        owner_id=test.owner_id,
     )
     sides = {0: (test.candidate_id, test.baseline_id), 1: (test.baseline_id, test.candidate_id)}
     matches = matches_create(
         config=config,
         lineups=[
-            Lineup(versions=sides[game], seed=version_test_seed(test_id=test.id, pair=pair)) for pair, game in plan
+            Lineup(versions=sides[game], seed=version_test_seed(test_id=test.id, pair=pair), index=2 * pair + game)
+            for pair, game in plan
         ],
     )
     VersionTestMatch.objects.bulk_create(

@@ -1,0 +1,79 @@
+"""Which queued match runs next: a fair share between the people whose work waits.
+
+The broker only says *that* there is work (one ``run_next`` message per queued
+match); the database says *which* match a free worker takes, at the moment it
+takes it, in this order:
+
+1. matches that ran and were lost to the service (a dead worker, a database
+   restart): they go first, so a fault costs a match one match's time;
+2. matches staff raised in priority (a tournament's ``priority``), highest first;
+3. everyone else's, one owner at a time: the owner served least recently goes
+   first, so a user with one match waits at most for the matches already
+   running, however many another user has queued; within an owner, matches go
+   in schedule order across their tournaments (every tournament's k-th game
+   before any tournament's k+1-th);
+4. the ladder's matches (the service's own, with no owner) when nobody else waits.
+
+Every step reads an index (``Match.Meta.indexes``), so the cost depends on the
+number of owners with queued work, not on the number of queued matches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from django.db import connection
+from django.db.models import Q
+
+from tournaments.matches.models import Match
+
+# Owners with queued work, found with one index step each (a "loose index scan": neither
+# database has a skip scan), then each owner's next match and when the owner was last served.
+_OWNERS_SQL = """
+WITH RECURSIVE owners(owner_id) AS (
+    SELECT min(owner_id) FROM matches_match WHERE status = 'queued'
+    UNION ALL
+    SELECT (SELECT min(m.owner_id) FROM matches_match m WHERE m.status = 'queued' AND m.owner_id > owners.owner_id)
+    FROM owners WHERE owners.owner_id IS NOT NULL
+),
+turns AS (
+    SELECT
+        o.owner_id,
+        (SELECT h.id FROM matches_match h WHERE h.status = 'queued' AND h.owner_id = o.owner_id
+         ORDER BY h."index", h.id LIMIT 1) AS head,
+        (SELECT max(c.claimed_at) FROM matches_match c WHERE c.owner_id = o.owner_id) AS served
+    FROM owners o
+    WHERE o.owner_id IS NOT NULL
+)
+SELECT head FROM turns ORDER BY served IS NOT NULL, served, owner_id LIMIT %s
+"""
+
+
+def queue_candidates(*, owners: int = 4) -> Iterator[int]:
+    """Queued match ids in the order a free worker should try to claim them.
+
+    Lazy: a worker usually claims the first and never runs the later queries.
+    Ids may repeat or be taken by someone else meanwhile; the claim decides.
+    """
+    jumpers = (
+        Match.objects.filter(status=Match.Status.QUEUED)
+        .filter(Q(attempt__gt=0) | Q(priority__gt=0))
+        .order_by("-priority", "-attempt", "id")
+        .values_list("id", flat=True)[:owners]
+    )
+    yield from jumpers
+    with connection.cursor() as cursor:
+        cursor.execute(_OWNERS_SQL, [owners])
+        heads = [head for (head,) in cursor.fetchall() if head is not None]
+    yield from heads
+    service = (
+        Match.objects.filter(status=Match.Status.QUEUED, owner__isnull=True)
+        .order_by("index", "id")
+        .values_list("id", flat=True)[:owners]
+    )
+    yield from service
+
+
+def queued_count() -> int:
+    """How many matches wait to be claimed."""
+    return Match.objects.filter(status=Match.Status.QUEUED).count()
