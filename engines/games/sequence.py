@@ -24,7 +24,7 @@ from engines.base import (
     Option,
     Result,
     State,
-    ranks_from_scores,
+    team_ranks,
 )
 from engines.games._sequence_board import (
     CARD_SQUARES,
@@ -313,15 +313,18 @@ class SequenceState(State):
 
     def _finish_win(self, team: int) -> None:
         self.turn = None
-        # Competition ranks over seats: every loser sits behind all the winners' seats.
-        ranks = ranks_from_scores([1 if s % self.n_teams == team else 0 for s in range(self.seats)])
+        # Ranks count teams: the winners 1, every other team 2.
+        ranks = team_ranks(self._team_of(), [1 if t == team else 0 for t in range(self.n_teams)])
         reason = "two sequences completed" if self.target == 2 else "a sequence completed"
         self._result = Result(ranks=ranks, reason=reason, scores=self._scores())
 
     def _finish_cap(self) -> None:
         self.turn = None
-        scores = self._scores()
-        self._result = Result(ranks=ranks_from_scores(scores), reason="ply limit reached", scores=scores)
+        ranks = team_ranks(self._team_of(), self.sequence_counts())
+        self._result = Result(ranks=ranks, reason="ply limit reached", scores=self._scores())
+
+    def _team_of(self) -> list[int]:
+        return [s % self.n_teams for s in range(self.seats)]
 
     # -- views ----------------------------------------------------------------
 
