@@ -223,6 +223,9 @@ class Engine(abc.ABC):
     id: ClassVar[str]
     name: ClassVar[str]
     version: ClassVar[str]
+    # Earlier rule versions the engine can still play, so that a match recorded
+    # under one of them replays move for move (see new_state_for_version).
+    legacy_versions: ClassVar[tuple[str, ...]] = ()
     seat_counts: ClassVar[tuple[int, ...]] = (2,)
     options: ClassVar[tuple[Option, ...]] = ()
     has_chance: ClassVar[bool] = False
@@ -309,6 +312,18 @@ class Engine(abc.ABC):
     def new_state(self, options: Mapping[str, Any] | None = None, seed: int = 0, seats: int | None = None) -> State:
         """The start position (options validated, defaults filled in)."""
 
+    def new_state_for_version(
+        self, version: str, options: Mapping[str, Any] | None = None, seed: int = 0, seats: int | None = None
+    ) -> State:
+        """The start position under the rules of ``version``: the current one or one of ``legacy_versions``.
+
+        For replaying recorded matches; new matches use :meth:`new_state`.
+        Raises InvalidStateError for a version the engine does not know.
+        """
+        if version == self.version:
+            return self.new_state(options, seed=seed, seats=seats)
+        raise InvalidStateError(f"{self.id} cannot play rules version {version!r} (it plays {self.version})")
+
     @abc.abstractmethod
     def state_from_json(self, data: Mapping[str, JSON]) -> State:
         """Load what :meth:`State.to_json` wrote; InvalidStateError if it cannot."""
@@ -346,16 +361,16 @@ class Replay:
             moves=[str(m) for m in data["moves"]],
         )
 
-    def states(self) -> list[State]:
-        """Every state from the start through the last move (len(moves) + 1 states)."""
+    def _start(self) -> State:
+        """The start position under the rules the replay was recorded with."""
         from engines.registry import get_engine
 
         engine = get_engine(self.engine_id)
-        if engine.version != self.engine_version:
-            raise InvalidStateError(
-                f"replay was recorded with {self.engine_id} {self.engine_version}, engine is {engine.version}"
-            )
-        state = engine.new_state(self.options, seed=self.seed, seats=self.seats)
+        return engine.new_state_for_version(self.engine_version, self.options, seed=self.seed, seats=self.seats)
+
+    def states(self) -> list[State]:
+        """Every state from the start through the last move (len(moves) + 1 states)."""
+        state = self._start()
         out = [state.clone()]
         for move in self.moves:
             state.apply(move)
@@ -363,10 +378,7 @@ class Replay:
         return out
 
     def final_state(self) -> State:
-        from engines.registry import get_engine
-
-        engine = get_engine(self.engine_id)
-        state = engine.new_state(self.options, seed=self.seed, seats=self.seats)
+        state = self._start()
         for move in self.moves:
             state.apply(move)
         return state
