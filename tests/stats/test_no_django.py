@@ -12,8 +12,11 @@ SCRIPT = """
 import sys
 import tournaments.stats
 import tournaments.stats.bradley_terry
+import tournaments.stats.games
 import tournaments.stats.linalg
+import tournaments.stats.numeric
 import tournaments.stats.sprt
+import tournaments.stats.table
 loaded = sorted(m for m in sys.modules if m == "django" or m.startswith("django.") or m.startswith("rest_framework"))
 assert not loaded, loaded
 print("ok")
