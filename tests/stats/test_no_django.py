@@ -12,10 +12,13 @@ SCRIPT = """
 import sys
 import tournaments.stats
 import tournaments.stats.bradley_terry
+import tournaments.stats.brownian
 import tournaments.stats.games
+import tournaments.stats.gsprt
 import tournaments.stats.linalg
 import tournaments.stats.numeric
 import tournaments.stats.sprt
+import tournaments.stats.sprt_estimate
 import tournaments.stats.table
 loaded = sorted(m for m in sys.modules if m == "django" or m.startswith("django.") or m.startswith("rest_framework"))
 assert not loaded, loaded

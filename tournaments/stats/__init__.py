@@ -5,24 +5,50 @@ tested and benchmarked on its own.
 """
 
 from tournaments.stats.bradley_terry import ELO_PER_NATURAL, Fit, Game, PlayerFit, fit
-from tournaments.stats.sprt import Counts, Decision, Sprt, Status, bounds, counts, decide, expected_score, llr
+from tournaments.stats.gsprt import llr_logistic, llr_normalized
+from tournaments.stats.sprt import (
+    DEFAULT_ELO0,
+    DEFAULT_ELO1,
+    DEFAULT_MAX_GAMES,
+    Counts,
+    Decision,
+    EloModel,
+    Overshoot,
+    Sprt,
+    Status,
+    bounds,
+    counts,
+    decide,
+    expected_score,
+    llr,
+)
+from tournaments.stats.sprt_estimate import Estimate, estimate
 from tournaments.stats.table import ErrorBar, LosMatrix
 
 __all__ = [
+    "DEFAULT_ELO0",
+    "DEFAULT_ELO1",
+    "DEFAULT_MAX_GAMES",
     "ELO_PER_NATURAL",
     "Counts",
     "Decision",
+    "EloModel",
     "ErrorBar",
+    "Estimate",
     "Fit",
     "Game",
     "LosMatrix",
+    "Overshoot",
     "PlayerFit",
     "Sprt",
     "Status",
     "bounds",
     "counts",
     "decide",
+    "estimate",
     "expected_score",
     "fit",
     "llr",
+    "llr_logistic",
+    "llr_normalized",
 ]
