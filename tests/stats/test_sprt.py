@@ -6,7 +6,22 @@ import math
 
 import pytest
 
-from tournaments.stats import Counts, Decision, EloModel, Overshoot, Sprt, bounds, counts, decide, llr
+from tournaments.stats import (
+    VERSION_TEST_ELO0,
+    VERSION_TEST_ELO1,
+    VERSION_TEST_MAX_GAMES,
+    VERSION_TEST_MAX_GAMES_LIMIT,
+    Counts,
+    Decision,
+    EloModel,
+    Overshoot,
+    Sprt,
+    bounds,
+    counts,
+    decide,
+    expected_score,
+    llr,
+)
 
 # Counts (lowest score first), elo0, elo1, then the LLR that Fishtest's LLRcalc gives for them
 # (LLR_logistic and LLR_normalized, computed with its own code outside this project).
@@ -53,6 +68,25 @@ def test_split_pairs_are_weak_evidence() -> None:
     assert llr([0, 0, 10, 0, 0], 0, 40) == pytest.approx(-1.2101466, abs=1e-6)
     status = Sprt(elo0=0, elo1=40).status([(1, 0), (0, 1)] * 5)
     assert status.decision is Decision.CONTINUE
+
+
+def test_all_wins_tell_little_between_close_hypotheses() -> None:
+    # Ten pairs won 2-0: both hypotheses fit them badly, H1 only a little better. The ratio of
+    # the best laws is (s1 / s0) per pair, so a decision at [0, 10] takes about a hundred such
+    # pairs, at the version-test defaults [0, 40] 27, at [0, 200] the first ten (overshoot included).
+    for elo1, pairs in ((10, 104), (40, 27), (200, 10)):
+        per_pair = math.log(expected_score(elo1) / 0.5)
+        assert llr([0, 0, 0, 0, 10], 0, elo1) == pytest.approx(10 * per_pair, rel=0.01)
+        status = Sprt(elo0=0, elo1=elo1).status([(1.0, 1.0)] * 200)
+        assert status.decision is Decision.H1 and status.counts.pairs == pairs
+
+
+def test_version_test_defaults() -> None:
+    test = Sprt(elo0=VERSION_TEST_ELO0, elo1=VERSION_TEST_ELO1, max_games=VERSION_TEST_MAX_GAMES)
+    assert (test.elo0, test.elo1, test.max_pairs) == (0.0, 40.0, 1000)
+    assert VERSION_TEST_MAX_GAMES <= VERSION_TEST_MAX_GAMES_LIMIT
+    # Sprt's own defaults are a plain test's: [0, 10].
+    assert (Sprt().elo0, Sprt().elo1) == (0.0, 10.0)
 
 
 def test_bounds_are_walds() -> None:

@@ -7,9 +7,10 @@ tested and benchmarked on its own.
 from tournaments.stats.bradley_terry import ELO_PER_NATURAL, Fit, Game, PlayerFit, fit
 from tournaments.stats.gsprt import llr_logistic, llr_normalized
 from tournaments.stats.sprt import (
-    DEFAULT_ELO0,
-    DEFAULT_ELO1,
-    DEFAULT_MAX_GAMES,
+    VERSION_TEST_ELO0,
+    VERSION_TEST_ELO1,
+    VERSION_TEST_MAX_GAMES,
+    VERSION_TEST_MAX_GAMES_LIMIT,
     Counts,
     Decision,
     EloModel,
@@ -26,10 +27,11 @@ from tournaments.stats.sprt_estimate import Estimate, estimate
 from tournaments.stats.table import ErrorBar, LosMatrix
 
 __all__ = [
-    "DEFAULT_ELO0",
-    "DEFAULT_ELO1",
-    "DEFAULT_MAX_GAMES",
     "ELO_PER_NATURAL",
+    "VERSION_TEST_ELO0",
+    "VERSION_TEST_ELO1",
+    "VERSION_TEST_MAX_GAMES",
+    "VERSION_TEST_MAX_GAMES_LIMIT",
     "Counts",
     "Decision",
     "EloModel",

@@ -40,10 +40,13 @@ from dataclasses import dataclass
 
 from tournaments.stats.gsprt import llr_logistic, llr_normalized, logistic_score
 
-# Defaults proposed for version tests (docs/ratings.md has the simulation figures behind them).
-DEFAULT_ELO0 = 0.0
-DEFAULT_ELO1 = 40.0
-DEFAULT_MAX_GAMES = 2000
+# What a version test uses when the user does not say, and the most games an operator
+# lets one play (docs/ratings.md has the simulation figures behind them).  Sprt's own
+# defaults stay those of a plain statistical test.
+VERSION_TEST_ELO0 = 0.0
+VERSION_TEST_ELO1 = 40.0
+VERSION_TEST_MAX_GAMES = 2000
+VERSION_TEST_MAX_GAMES_LIMIT = 20_000
 
 
 class EloModel(enum.StrEnum):
@@ -248,11 +251,11 @@ class Sprt:
     pentanomial (pairs with the seats swapped) or the trinomial (single games).
     """
 
-    elo0: float = DEFAULT_ELO0
-    elo1: float = DEFAULT_ELO1
+    elo0: float = 0.0
+    elo1: float = 10.0
     alpha: float = 0.05
     beta: float = 0.05
-    max_games: int | None = DEFAULT_MAX_GAMES
+    max_games: int | None = 20_000
     min_pairs: int = 10
     model: EloModel = EloModel.LOGISTIC
     paired: bool = True
