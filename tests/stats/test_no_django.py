@@ -17,6 +17,7 @@ import tournaments.stats.games
 import tournaments.stats.gsprt
 import tournaments.stats.linalg
 import tournaments.stats.numeric
+import tournaments.stats.pool
 import tournaments.stats.sprt
 import tournaments.stats.sprt_estimate
 import tournaments.stats.table

@@ -6,6 +6,7 @@ tested and benchmarked on its own.
 
 from tournaments.stats.bradley_terry import ELO_PER_NATURAL, Fit, Game, PlayerFit, fit
 from tournaments.stats.gsprt import llr_logistic, llr_normalized
+from tournaments.stats.pool import pool_fit
 from tournaments.stats.sprt import (
     VERSION_TEST_ELO0,
     VERSION_TEST_ELO1,
@@ -53,4 +54,5 @@ __all__ = [
     "llr",
     "llr_logistic",
     "llr_normalized",
+    "pool_fit",
 ]

@@ -256,7 +256,6 @@ def fit(
         if sorted(map(index.__getitem__, order)) != list(range(n)):
             raise ValueError("order must list every player exactly once")
         ordered = [fitted[p] for p in order]
-    result.table = ordered  # set before los(), which looks rows up
     result.table = with_los_next(ordered, result)
     return result
 

@@ -6,6 +6,7 @@ refitted.  The covariance is the draw-aware sandwich of :mod:`.bradley_terry`.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -93,14 +94,17 @@ class Fit:
     _index: dict[Hashable, int] = field(repr=False, default_factory=dict)
     # Covariance of the strengths in natural units (players only).
     _cov: Matrix = field(repr=False, default_factory=list)
+    # Without a full covariance (large pools): each strength's variance alone, covariances taken as 0.
+    _variances: list[float] = field(repr=False, default_factory=list)
 
     def player(self, player: Hashable) -> PlayerFit:
-        """The table row of ``player`` (KeyError if it is not in the fit)."""
-        rows = {row.player: row for row in self.table}
-        return rows[player]
+        """The table row of ``player`` (StopIteration if it is not in the fit)."""
+        return next(row for row in self.table if row.player == player)
 
     def _variance(self, a: Hashable, b: Hashable) -> float:
         i, j = self._index[a], self._index[b]
+        if not self._cov:
+            return self._variances[i] + self._variances[j]
         return max(self._cov[i][i] + self._cov[j][j] - 2.0 * self._cov[i][j], 0.0)
 
     def difference_stderr(self, a: Hashable, b: Hashable) -> float:
@@ -169,6 +173,6 @@ class Fit:
 def with_los_next(table: list[PlayerFit], fit: Fit) -> list[PlayerFit]:
     """The table with each row's LOS over the row below it."""
     return [
-        replace(row, los_next=fit.los(row.player, table[k + 1].player) if k + 1 < len(table) else None)
-        for k, row in enumerate(table)
-    ]
+        replace(row, los_next=fit._los(row.rating - below.rating, row.player, below.player))
+        for row, below in itertools.pairwise(table)
+    ] + [replace(row, los_next=None) for row in table[-1:]]
