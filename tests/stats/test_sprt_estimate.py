@@ -149,10 +149,3 @@ def test_corrected_estimate_after_a_stop() -> None:
     assert statistics.fmean(plain) > 44.0
     assert abs(statistics.median(corrected) - 40.0) < 3.0
     assert abs(statistics.median(corrected) - 40.0) < abs(statistics.fmean(plain) - 40.0)
-
-
-@pytest.mark.slow
-def test_corrected_estimate_after_a_stop_at_the_old_bounds() -> None:
-    plain, corrected = _stopped_estimates(200, seed=8, test=Sprt(elo0=0, elo1=10, max_games=None), true_elo=10.0)
-    assert statistics.fmean(plain) > 11.0
-    assert abs(statistics.median(corrected) - 10.0) < abs(statistics.fmean(plain) - 10.0)
