@@ -14,6 +14,8 @@ from engines.base import (
     Replay,
     Result,
     State,
+    renumber_ranks_by_team,
+    team_ranks,
 )
 from engines.registry import UnknownEngineError, all_engines, get_engine, register
 
@@ -31,4 +33,6 @@ __all__ = [
     "all_engines",
     "get_engine",
     "register",
+    "renumber_ranks_by_team",
+    "team_ranks",
 ]

@@ -10,7 +10,7 @@ Everything here is pure Python: no Django, no Celery, no I/O.
 from __future__ import annotations
 
 import abc
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -114,9 +114,46 @@ class Result:
         )
 
 
-def ranks_from_scores(values: list[float] | tuple[float, ...]) -> tuple[int, ...]:
-    """Competition ranks (1 best, ties share) from per-seat values, higher is better."""
+def ranks_from_scores(values: Sequence[float]) -> tuple[int, ...]:
+    """Competition ranks (1 best, ties share) from per-seat values, higher is better.
+
+    Right for games where every seat is its own team; with teams use
+    :func:`team_ranks`, which counts teams rather than seats.
+    """
     return tuple(1 + sum(1 for other in values if other > v) for v in values)
+
+
+def team_ranks(team_of: Sequence[int], team_values: Sequence[float]) -> tuple[int, ...]:
+    """Each seat's rank from one value per team (higher is better), counted over teams.
+
+    ``team_of[seat]`` is the seat's team index.  A team's rank is 1 + the
+    number of teams with a strictly higher value, and every seat of the team
+    has it: two teams of two seats give ``(1, 2, 1, 2)``, never ``(1, 3, 1, 3)``.
+    """
+    by_team = ranks_from_scores(team_values)
+    return tuple(by_team[t] for t in team_of)
+
+
+def renumber_ranks_by_team(ranks: Sequence[int | None], team_of: Sequence[int]) -> list[int | None]:
+    """Per-seat ranks in any numbering that keeps their order, renumbered over teams.
+
+    For stored results written when ranks counted seats (a two-team game of
+    four seats as ``[1, 3, 1, 3]``): the order of the teams is kept and the
+    numbers become :func:`team_ranks`'s (``[1, 2, 1, 2]``).  Ranks already
+    counted over teams come back unchanged, so applying it twice is harmless.
+    A seat without a rank (None) keeps None and is left out; a team whose
+    seats disagree takes its best rank.
+    """
+    if len(ranks) != len(team_of):
+        raise ValueError("one team index per seat")
+    best: dict[int, int] = {}
+    for rank, team in zip(ranks, team_of, strict=True):
+        if rank is not None:
+            best[team] = min(rank, best.get(team, rank))
+    return [
+        None if rank is None else 1 + sum(1 for other in best.values() if other < best[team])
+        for rank, team in zip(ranks, team_of, strict=True)
+    ]
 
 
 class State(abc.ABC):
@@ -186,6 +223,9 @@ class Engine(abc.ABC):
     id: ClassVar[str]
     name: ClassVar[str]
     version: ClassVar[str]
+    # Earlier rule versions the engine can still play, so that a match recorded
+    # under one of them replays move for move (see new_state_for_version).
+    legacy_versions: ClassVar[tuple[str, ...]] = ()
     seat_counts: ClassVar[tuple[int, ...]] = (2,)
     options: ClassVar[tuple[Option, ...]] = ()
     has_chance: ClassVar[bool] = False
@@ -272,6 +312,18 @@ class Engine(abc.ABC):
     def new_state(self, options: Mapping[str, Any] | None = None, seed: int = 0, seats: int | None = None) -> State:
         """The start position (options validated, defaults filled in)."""
 
+    def new_state_for_version(
+        self, version: str, options: Mapping[str, Any] | None = None, seed: int = 0, seats: int | None = None
+    ) -> State:
+        """The start position under the rules of ``version``: the current one or one of ``legacy_versions``.
+
+        For replaying recorded matches; new matches use :meth:`new_state`.
+        Raises InvalidStateError for a version the engine does not know.
+        """
+        if version == self.version:
+            return self.new_state(options, seed=seed, seats=seats)
+        raise InvalidStateError(f"{self.id} cannot play rules version {version!r} (it plays {self.version})")
+
     @abc.abstractmethod
     def state_from_json(self, data: Mapping[str, JSON]) -> State:
         """Load what :meth:`State.to_json` wrote; InvalidStateError if it cannot."""
@@ -309,16 +361,16 @@ class Replay:
             moves=[str(m) for m in data["moves"]],
         )
 
-    def states(self) -> list[State]:
-        """Every state from the start through the last move (len(moves) + 1 states)."""
+    def _start(self) -> State:
+        """The start position under the rules the replay was recorded with."""
         from engines.registry import get_engine
 
         engine = get_engine(self.engine_id)
-        if engine.version != self.engine_version:
-            raise InvalidStateError(
-                f"replay was recorded with {self.engine_id} {self.engine_version}, engine is {engine.version}"
-            )
-        state = engine.new_state(self.options, seed=self.seed, seats=self.seats)
+        return engine.new_state_for_version(self.engine_version, self.options, seed=self.seed, seats=self.seats)
+
+    def states(self) -> list[State]:
+        """Every state from the start through the last move (len(moves) + 1 states)."""
+        state = self._start()
         out = [state.clone()]
         for move in self.moves:
             state.apply(move)
@@ -326,10 +378,7 @@ class Replay:
         return out
 
     def final_state(self) -> State:
-        from engines.registry import get_engine
-
-        engine = get_engine(self.engine_id)
-        state = engine.new_state(self.options, seed=self.seed, seats=self.seats)
+        state = self._start()
         for move in self.moves:
             state.apply(move)
         return state

@@ -31,15 +31,18 @@ PROTOCOL_VERSION = 1
 def forfeit_ranks(teams: list[list[int]], seats: int, failed: set[int]) -> list[int]:
     """Ranks when ``failed`` seats forfeit: their teams last, every other team shares first.
 
-    When every team has a failed seat nobody is better than anybody: all share first place.
+    Numbered like every result, over teams (``engines.team_ranks``): two teams of
+    two seats give ``[1, 2, 1, 2]``.  When every team has a failed seat nobody is
+    better than anybody: all share first place.
     """
-    bad = [any(s in failed for s in team) for team in teams]
-    good_teams = bad.count(False)
-    ranks = [0] * seats
-    for team, is_bad in zip(teams, bad, strict=True):
+    team_of = [-1] * seats
+    for index, team in enumerate(teams):
         for s in team:
-            ranks[s] = 1 + good_teams if is_bad and good_teams else 1
-    return ranks
+            team_of[s] = index
+    if -1 in team_of:
+        raise ValueError("every seat belongs to a team")
+    clean = [0 if any(s in failed for s in team) else 1 for team in teams]
+    return list(engines.team_ranks(team_of, clean))
 
 
 def _start_messages(spec: MatchSpec, options: dict[str, Any], teams: list[list[int]]) -> list[dict[str, Any]]:

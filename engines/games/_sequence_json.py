@@ -25,6 +25,29 @@ def cell_json(value: int) -> int | str | None:
     return value.bit_length() - 1
 
 
+def dump_state(state: SequenceState) -> dict[str, JSON]:
+    """The full state as JSON: secrets and the random stream included (server side only)."""
+    version, internal, gauss = state.rng_state
+    return {
+        "engine": state.engine.id,
+        "version": state.rules,
+        "seats": state.seats,
+        "options": dict(state.options),
+        "seed": state.seed,
+        "ply": state.ply,
+        "to_move": state.turn,
+        "exchanged": state.exchanged,
+        "last_move": state.last_move,
+        "board": [cell_json(v) for v in state.board],
+        "sequences": [{"team": t, "squares": list(w)} for t, w in state.sequences],
+        "hands": [list(h) for h in state.hands],
+        "discards": [list(d) for d in state.discards],
+        "pile": list(state.pile),
+        "rng": [version, list(internal), gauss],
+        "result": state._result.to_json() if state._result is not None else None,
+    }
+
+
 def load_state(engine: SequenceEngine, data: Mapping[str, JSON], state_class: Any) -> SequenceState:
     """Rebuild a state from :meth:`SequenceState.to_json` output, checking it hangs together."""
     if data["engine"] != engine.id:
@@ -34,7 +57,10 @@ def load_state(engine: SequenceEngine, data: Mapping[str, JSON], state_class: An
         options = engine.validate_options(data["options"], seats)
     except InvalidOptionsError as exc:
         raise InvalidStateError(str(exc)) from exc
-    state = state_class(engine, options, seats, int(data["seed"]))
+    rules = str(data.get("version", engine.version))
+    if rules not in (engine.version, *engine.legacy_versions):
+        raise InvalidStateError(f"state of sequence rules version {rules!r}, engine plays {engine.version}")
+    state = state_class(engine, options, seats, int(data["seed"]), rules=rules)
     state.ply = int(data["ply"])
     state.turn = None if data["to_move"] is None else int(data["to_move"])
     state.exchanged = bool(data["exchanged"])

@@ -1,8 +1,14 @@
 """Sequence: the card-and-board game for 2 to 12 players in up to three teams.
 
-Rules: /work/shared/rules/sequence.md, written up for bot authors in
-docs/rules/sequence.md.  The only engine with hidden information (hands, the
-draw pile's order) and chance (shuffles from the match seed).
+Rules for bot authors: docs/rules/sequence.md.  The only engine with hidden
+information (hands, the draw pile's order) and chance (shuffles from the
+match seed).
+
+Rule versions: "2" puts a played card on its discard pile before the draw,
+so a reshuffle at that draw includes it, as the rules text orders the turn
+("place it face up on a discard pile ... Finally, you draw").  Version "1"
+drew first and discarded after; it is kept, selectable by version only, so
+that matches recorded under it replay move for move.
 
 Internally a square holds a bit mask: 0 empty, ``1 << team`` for a chip and
 all team bits for a corner, so "this square counts for team t" is one ``&``.
@@ -24,7 +30,7 @@ from engines.base import (
     Option,
     Result,
     State,
-    ranks_from_scores,
+    team_ranks,
 )
 from engines.games._sequence_board import (
     CARD_SQUARES,
@@ -39,14 +45,17 @@ from engines.games._sequence_board import (
     NON_CORNERS_BY_NAME,
     ONE_EYED,
     PLACE_TEXT,
-    REACH,
     REMOVE_TEXT,
     SQUARE_INDEX,
     SQUARE_NAMES,
     TWO_EYED,
     deal_size,
 )
-from engines.games._sequence_json import cell_json, load_state
+from engines.games._sequence_json import dump_state, load_state
+from engines.games._sequence_marks import mark, unmark
+
+# The rules version that discarded a played card only after the draw.
+DRAW_THEN_DISCARD = "1"
 
 # Action kinds stored in the legal-move table.
 PLACE, REMOVE, DEAD, PASS_KIND = 0, 1, 2, 3
@@ -82,6 +91,7 @@ class SequenceState(State):
         "pile",
         "ply",
         "rng_state",
+        "rules",
         "seats",
         "seed",
         "sequences",
@@ -89,8 +99,12 @@ class SequenceState(State):
         "turn",
     )
 
-    def __init__(self, engine: SequenceEngine, options: dict[str, Any], seats: int, seed: int) -> None:
+    def __init__(
+        self, engine: SequenceEngine, options: dict[str, Any], seats: int, seed: int, rules: str | None = None
+    ) -> None:
         self.engine = engine
+        # The rules version this game is played under (engine.version unless replaying an old match).
+        self.rules = engine.version if rules is None else rules
         self.options = options
         self.seats = seats
         self.seed = seed
@@ -242,19 +256,22 @@ class SequenceState(State):
             team = seat % self.n_teams
             if kind == PLACE:
                 self.board[sq] = 1 << team
-                if self._mark(sq, team) and self.sequence_counts()[team] >= self.target:
+                completed = mark(self.board, self.locked, self.sequences, sq, team)
+                if completed and self.sequence_counts()[team] >= self.target:
                     self.discards[seat].append(card)
                     self._finish_win(team)
                     return
             else:
                 self.board[sq] = EMPTY
                 if self.locked[sq]:
-                    self._unmark(sq)
-            # The played card joins its player's discard pile only after the draw,
-            # so a reshuffle never hands a player back the card just played (and
-            # "no discards, no draw" can happen, as the rules foresee).
-            self._draw(seat)
-            self.discards[seat].append(card)
+                    self.sequences = unmark(self.locked, self.sequences, sq)
+            if self.rules == DRAW_THEN_DISCARD:
+                self._draw(seat)
+                self.discards[seat].append(card)
+            else:
+                # Discard, then draw: a reshuffle at this draw takes the card just played.
+                self.discards[seat].append(card)
+                self._draw(seat)
             self._next_turn(seat)
         if self.ply >= self.max_plies:
             self._finish_cap()
@@ -263,65 +280,24 @@ class SequenceState(State):
         self.turn = (seat + 1) % self.seats
         self.exchanged = False
 
-    def _mark(self, sq: int, team: int) -> int:
-        """Mark every new sequence through ``sq`` for ``team``, in the rules' order; return how many."""
-        board = self.board
-        bit = 1 << team
-        marked = 0
-        own: list[frozenset[int]] | None = None
-        for back, ahead, segment in REACH[sq]:
-            # Only windows holding sq matter: count our run at most four squares either side.
-            nb = 0
-            for s in back:
-                if not board[s] & bit:
-                    break
-                nb += 1
-            na = 0
-            for s in ahead:
-                if not board[s] & bit:
-                    break
-                na += 1
-            if nb + na < 4:
-                continue
-            pos = len(back)
-            if own is None:
-                own = [frozenset(squares) for t, squares in self.sequences if t == team]
-            for start in range(pos - nb, pos + na - 3):
-                window = segment[start : start + 5]
-                if all(len(other.intersection(window)) <= 1 for other in own):
-                    self.sequences.append((team, window))
-                    own.append(frozenset(window))
-                    for s in window:
-                        self.locked[s] += 1
-                    marked += 1
-        return marked
-
-    def _unmark(self, sq: int) -> None:
-        """Advanced rule: drop every marked sequence that held the removed chip."""
-        keep = []
-        for team, window in self.sequences:
-            if sq in window:
-                for s in window:
-                    self.locked[s] -= 1
-            else:
-                keep.append((team, window))
-        self.sequences = keep
-
     def _scores(self) -> tuple[int, ...]:
         counts = self.sequence_counts()
         return tuple(counts[s % self.n_teams] for s in range(self.seats))
 
     def _finish_win(self, team: int) -> None:
         self.turn = None
-        # Competition ranks over seats: every loser sits behind all the winners' seats.
-        ranks = ranks_from_scores([1 if s % self.n_teams == team else 0 for s in range(self.seats)])
+        # Ranks count teams: the winners 1, every other team 2.
+        ranks = team_ranks(self._team_of(), [1 if t == team else 0 for t in range(self.n_teams)])
         reason = "two sequences completed" if self.target == 2 else "a sequence completed"
         self._result = Result(ranks=ranks, reason=reason, scores=self._scores())
 
     def _finish_cap(self) -> None:
         self.turn = None
-        scores = self._scores()
-        self._result = Result(ranks=ranks_from_scores(scores), reason="ply limit reached", scores=scores)
+        ranks = team_ranks(self._team_of(), self.sequence_counts())
+        self._result = Result(ranks=ranks, reason="ply limit reached", scores=self._scores())
+
+    def _team_of(self) -> list[int]:
+        return [s % self.n_teams for s in range(self.seats)]
 
     # -- views ----------------------------------------------------------------
 
@@ -374,6 +350,7 @@ class SequenceState(State):
         other.options = self.options
         other.seats = self.seats
         other.seed = self.seed
+        other.rules = self.rules
         other.n_teams = self.n_teams
         other.target = self.target
         other.adv = self.adv
@@ -395,25 +372,7 @@ class SequenceState(State):
         return other
 
     def to_json(self) -> dict[str, JSON]:
-        version, internal, gauss = self.rng_state
-        return {
-            "engine": self.engine.id,
-            "version": self.engine.version,
-            "seats": self.seats,
-            "options": dict(self.options),
-            "seed": self.seed,
-            "ply": self.ply,
-            "to_move": self.turn,
-            "exchanged": self.exchanged,
-            "last_move": self.last_move,
-            "board": [cell_json(v) for v in self.board],
-            "sequences": [{"team": t, "squares": list(w)} for t, w in self.sequences],
-            "hands": [list(h) for h in self.hands],
-            "discards": [list(d) for d in self.discards],
-            "pile": list(self.pile),
-            "rng": [version, list(internal), gauss],
-            "result": self._result.to_json() if self._result is not None else None,
-        }
+        return dump_state(self)
 
 
 class SequenceEngine(Engine):
@@ -421,7 +380,8 @@ class SequenceEngine(Engine):
 
     id = "sequence"
     name = "Sequence"
-    version = "1"
+    version = "2"
+    legacy_versions = (DRAW_THEN_DISCARD,)
     seat_counts = (2, 3, 4, 6, 8, 9, 10, 12)
     options = (
         Option(
@@ -479,9 +439,16 @@ class SequenceEngine(Engine):
     def new_state(
         self, options: Mapping[str, Any] | None = None, seed: int = 0, seats: int | None = None
     ) -> SequenceState:
+        return self.new_state_for_version(self.version, options, seed, seats)
+
+    def new_state_for_version(
+        self, version: str, options: Mapping[str, Any] | None = None, seed: int = 0, seats: int | None = None
+    ) -> SequenceState:
+        if version not in (self.version, *self.legacy_versions):
+            raise InvalidStateError(f"sequence cannot play rules version {version!r}")
         seats = self.default_seats() if seats is None else seats
         opts = self.validate_options(options, seats)
-        state = SequenceState(self, opts, seats, seed)
+        state = SequenceState(self, opts, seats, seed, rules=version)
         state._deal()
         return state
 

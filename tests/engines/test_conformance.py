@@ -85,10 +85,12 @@ def _check_result(state: State) -> None:
     assert result is not None and result.reason
     ranks = result.ranks
     assert len(ranks) == state.seats
-    # Competition ranks: a seat's rank is 1 + the number of seats strictly ahead.
-    assert list(ranks) == [1 + sum(1 for o in ranks if o < r) for r in ranks]
-    for team in state.engine.teams(state.seats, state.options):
+    teams = state.engine.teams(state.seats, state.options)
+    for team in teams:
         assert len({ranks[s] for s in team}) == 1, "every seat of a team shares the team's rank"
+    # Ranks count teams: a team's rank is 1 + the number of teams strictly ahead.
+    by_team = [ranks[team[0]] for team in teams]
+    assert by_team == [1 + sum(1 for o in by_team if o < r) for r in by_team]
     if result.scores is not None:
         assert len(result.scores) == state.seats
     assert state.ply <= state.options["max_plies"]

@@ -32,15 +32,17 @@ def position(
     to_move: int = 0,
     ply: int = 0,
     exchanged: bool = False,
+    rules: str | None = None,
     **options: Any,
 ) -> SequenceState:
     """A position with the given chips, marked sequences and hands.
 
     Cards not placed anywhere go to the draw pile (``rest="pile"``, with ``top``
     drawn first), to seat 1's discard pile (``"discards"``) or to seat 1's hand
-    (``"hand"``), so the two decks stay whole.
+    (``"hand"``), so the two decks stay whole.  ``rules`` picks a rules version
+    (default: the engine's).
     """
-    data = ENGINE.new_state(options, seed=1, seats=seats).to_json()
+    data = ENGINE.new_state_for_version(rules or ENGINE.version, options, seed=1, seats=seats).to_json()
     data["board"] = ["corner" if sq in CORNERS else None for sq in range(100)]
     for name, team in (chips or {}).items():
         data["board"][square_index(name)] = team
@@ -353,19 +355,33 @@ def test_discards_are_reshuffled_when_the_pile_runs_out() -> None:
     again = ENGINE.state_from_json(state.to_json())
     state.apply("2S@g2")
     drawn = [c for c in state.hands[0]]
+    # The played card reaches its discard pile before the draw, so it is reshuffled too.
+    gathered["2S"] += 1
     assert len(drawn) == 1 and gathered[drawn[0]] > 0
     assert Counter(state.pile) + Counter(drawn) == gathered
-    # The played card is discarded after the draw, so it was not in the reshuffle.
-    assert state.discards == [["2S"], []]
+    assert state.discards == [[], []]
     # The shuffle comes from the stored random stream: a restored state draws the same.
     again.apply("2S@g2")
     assert again.to_json() == state.to_json()
     assert state.rng_state != again.engine.new_state(seed=1).rng_state
 
 
-def test_no_draw_when_there_are_no_discards() -> None:
+def test_last_card_played_on_an_empty_pile_comes_back() -> None:
+    # No other discards: the reshuffle holds only the card just played, and its player draws it again.
     state = position(hands={0: ["2S", "3S"]}, rest="hand")
     assert state.pile == [] and state.discards == [[], []]
+    state.apply("2S@g2")
+    assert sorted(state.hands[0]) == ["2S", "3S"] and state.pile == [] and state.discards == [[], []]
+
+
+def test_version_1_drew_before_discarding() -> None:
+    # Rules version 1, kept for old replays: the card played missed the reshuffle.
+    state = position(hands={0: ["2S"], 1: ["3S"]}, rest="discards", rules="1")
+    gathered = Counter(state.discards[1])
+    state.apply("2S@g2")
+    assert Counter(state.pile) + Counter(state.hands[0]) == gathered
+    assert state.discards == [["2S"], []] and state.to_json()["version"] == "1"
+    state = position(hands={0: ["2S", "3S"]}, rest="hand", rules="1")
     state.apply("2S@g2")
     assert state.hands[0] == ["3S"] and state.pile == [] and state.discards == [["2S"], []]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import random
 
-from tournaments.ratings.stats import Game
+from tournaments.ratings.stats import Counts, Decision, Game, Overshoot, Sprt, Status
 
 
 def elo_score(diff: float) -> float:
@@ -66,3 +66,69 @@ def centred(strengths: dict[str, float], anchor: float) -> dict[str, float]:
 def pair_scores(rng: random.Random, elo: float, draw_share: float = 0.3) -> tuple[float, float]:
     """The new version's two scores in a game pair (seats swapped, no seat edge modelled)."""
     return two_player_game(rng, elo, draw_share), two_player_game(rng, elo, draw_share)
+
+
+def game_law(diff: float, draw_share: float) -> tuple[float, float, float]:
+    """(loss, draw, win) probabilities of one game at Elo difference ``diff`` (see ``two_player_game``)."""
+    p = elo_score(diff)
+    draw = 2.0 * draw_share * min(p, 1.0 - p)
+    return 1.0 - p - draw / 2.0, draw, p - draw / 2.0
+
+
+def pair_law(elo: float, edge: float = 0.0, draw_share: float = 0.0) -> list[float]:
+    """Pentanomial probabilities of a seat-swapped pair whose expected score per game is ``elo_score(elo)``.
+
+    The first seat is worth ``edge`` Elo.  The two games are independent
+    given the seats; the raw strength gap that gives the requested expected
+    score over both seats is found by bisection (with a big edge the seat
+    flattens the curve, so the gap must be larger).
+    """
+
+    def mean(diff: float) -> float:
+        return (elo_score(diff + edge) + elo_score(diff - edge)) / 2.0
+
+    low, high = -4000.0, 4000.0
+    target = elo_score(elo)
+    for _ in range(200):
+        middle = (low + high) / 2.0
+        low, high = (middle, high) if mean(middle) < target else (low, middle)
+    first, second = game_law(low + edge, draw_share), game_law(low - edge, draw_share)
+    law = [0.0] * 5
+    for i, p in enumerate(first):
+        for j, q in enumerate(second):
+            law[i + j] += p * q
+    return law
+
+
+def sampler(law: list[float]) -> list[float]:
+    """Cumulative probabilities for :func:`draw_cell`."""
+    out, total = [], 0.0
+    for p in law:
+        total += p
+        out.append(total)
+    out[-1] = 1.0
+    return out
+
+
+def draw_cell(rng: random.Random, cumulative: list[float]) -> int:
+    """One outcome class drawn from a law given by :func:`sampler`."""
+    u = rng.random()
+    for k, c in enumerate(cumulative):
+        if u < c:
+            return k
+    return len(cumulative) - 1
+
+
+def run_sprt(rng: random.Random, test: Sprt, cumulative: list[float]) -> tuple[Status, list[int]]:
+    """Play pairs drawn from a law (see :func:`sampler`) until ``test`` stops, looking after every pair.
+
+    Returns the final status and the pentanomial counts.
+    """
+    cells = [0] * 5
+    status = test.status_from_counts(Counts(0, 0, 0, (0, 0, 0, 0, 0)), Overshoot())
+    while status.decision is Decision.CONTINUE:
+        cells[draw_cell(rng, cumulative)] += 1
+        status = test.status_from_counts(
+            Counts(0, 0, 0, (cells[0], cells[1], cells[2], cells[3], cells[4])), status.overshoot
+        )
+    return status, cells

@@ -47,33 +47,71 @@ def test_no_first_seat_term_without_a_first_mover() -> None:
     assert without.first_move_advantage is None and without.first_move_stderr is None
 
 
-def _coverage(trials: int, seed: int, draw_share: float) -> float:
+def _coverage(trials: int, seed: int, draw_share: float, players: int = 20, games: int = 2000) -> tuple[float, float]:
+    """(share of 95% intervals holding the true rating, share of drawn games) over seeded tournaments."""
     rng = random.Random(seed)
-    hits = total = 0
+    hits = total = draws = played = 0
     for _ in range(trials):
-        truth = _field(rng, 8, 150.0)
-        result = fit(round_robin_pairs(rng, truth, 400, first_edge=30.0, draw_share=draw_share), anchor=1500.0)
+        truth = _field(rng, players, 150.0)
+        results = round_robin_pairs(rng, truth, games, first_edge=30.0, draw_share=draw_share)
+        draws += sum(score == 0.5 for _, _, score in results)
+        played += len(results)
+        result = fit(results, anchor=1500.0)
         expected = centred(truth, 1500.0)
         for row in result.table:
             hits += row.ci_low <= expected[row.player] <= row.ci_high
             total += 1
-    return hits / total
+    return hits / total, draws / played
 
 
-def test_intervals_cover_the_truth_fast() -> None:
-    # 40 trials x 8 players: loose bounds, the slow test below is the real check.
-    assert 0.88 <= _coverage(40, seed=1, draw_share=0.0) <= 0.995
+# Draw shares giving about 0%, 20% and 40% drawn games in these fields.
+DRAW_LEVELS = [(0.0, 0.0), (0.345, 0.2), (0.69, 0.4)]
+
+
+@pytest.mark.parametrize(("draw_share", "drawn"), DRAW_LEVELS)
+def test_intervals_cover_the_truth_with_and_without_draws(draw_share: float, drawn: float) -> None:
+    # 100 tournaments of 20 players and 2,000 games: 2,000 intervals per draw level.
+    coverage, observed = _coverage(100, seed=2026, draw_share=draw_share)
+    assert abs(observed - drawn) < 0.02
+    assert 0.94 <= coverage <= 0.96
 
 
 @pytest.mark.slow
-def test_intervals_cover_the_truth() -> None:
-    assert 0.9 <= _coverage(200, seed=2, draw_share=0.0) <= 0.99
+@pytest.mark.parametrize(("draw_share", "drawn"), DRAW_LEVELS)
+def test_intervals_cover_the_truth_long(draw_share: float, drawn: float) -> None:
+    # 5,000 intervals per level: the window is about two standard errors either side of 95%.
+    coverage, _ = _coverage(250, seed=2027, draw_share=draw_share)
+    assert 0.944 <= coverage <= 0.956
 
 
-@pytest.mark.slow
-def test_intervals_with_draws_are_conservative() -> None:
-    # Half a win per draw overstates a drawn game's variance: coverage at or above nominal.
-    assert _coverage(100, seed=3, draw_share=0.4) >= 0.93
+def test_draws_narrow_the_intervals() -> None:
+    # 60-0-40, then the same with 100 draws added: a drawn game scores 1/2 for sure, so it is
+    # precise evidence, and the error must shrink by more than the extra games alone explain.
+    decisive = [("a", "b", 1.0)] * 60 + [("a", "b", 0.0)] * 40
+    plain = fit(decisive, first_mover=False)
+    padded = fit(decisive + [("a", "b", 0.5)] * 100, first_mover=False)
+    assert padded.difference_stderr("a", "b") < 0.6 * plain.difference_stderr("a", "b")
+    # Two hundred decisive games split 60-40 pin the gap down less well than 60-100-40.
+    doubled = fit(decisive * 2, first_mover=False)
+    assert padded.difference_stderr("a", "b") < 0.8 * doubled.difference_stderr("a", "b")
+    # Only draws: the sandwich's middle is tiny there, but the prior keeps the error positive.
+    level = fit([("a", "b", 0.5)] * 50, first_mover=False)
+    assert 0.0 < level.difference_stderr("a", "b") < plain.difference_stderr("a", "b")
+
+
+def _trinomial_los(wins: int, draws: int, losses: int) -> float:
+    """The standard LOS from a W/D/L record: Phi((W - L) / sqrt(W + L))."""
+    return 0.5 * (1.0 + math.erf((wins - losses) / math.sqrt(2.0 * (wins + losses))))
+
+
+@pytest.mark.parametrize(
+    ("wins", "draws", "losses"),
+    [(5, 90, 1), (60, 0, 40), (20, 80, 0), (30, 40, 20), (12, 3, 8), (50, 100, 45), (100, 300, 80)],
+)
+def test_single_pair_los_matches_the_trinomial_formula(wins: int, draws: int, losses: int) -> None:
+    games = [("a", "b", 1.0)] * wins + [("a", "b", 0.5)] * draws + [("a", "b", 0.0)] * losses
+    result = fit(games, first_mover=False)
+    assert result.los("a", "b") == pytest.approx(_trinomial_los(wins, draws, losses), abs=0.01)
 
 
 def _multi_team_coverage(trials: int, seed: int) -> tuple[float, float]:
@@ -168,8 +206,41 @@ def test_multi_team_games_split_into_weighted_pairs() -> None:
     index = {"a": 0, "b": 1, "c": 2}
     # a (first seat) and c share first place, b is last: three pairs of weight 3/4.
     rows, games, points = aggregate([Game(("a", "b", "c"), (1, 3, 1))], index, first_mover=True)
-    assert sorted(rows) == [(0, 1, 1, 0.75, 0.75), (0, 2, 1, 0.75, 0.375), (1, 2, 0, 0.75, 0.0)]
+    assert sorted(rows) == [(0, 1, 1, 0.75, 0.75, 0.0), (0, 2, 1, 0.75, 0.375, 0.75), (1, 2, 0, 0.75, 0.0, 0.0)]
     assert games == [1, 1, 1] and points == [0.5, 0.0, 0.5]
     # Without a first mover there is no seat term at all.
     rows, _, _ = aggregate([Game(("a", "b", "c"), (1, 3, 1))], index, first_mover=False)
-    assert all(f == 0 for _, _, f, _, _ in rows)
+    assert all(row[2] == 0 for row in rows)
+
+
+def test_los_matrix_and_error_bars() -> None:
+    rng = random.Random(31)
+    truth = {"a": 120.0, "b": 60.0, "c": 0.0, "d": -180.0}
+    result = fit(round_robin_pairs(rng, truth, 800, first_edge=20.0, draw_share=0.3), anchor=1500.0)
+    matrix = result.los_matrix()
+    names = [row.player for row in result.table]
+    assert matrix.players == names == ["a", "b", "c", "d"]
+    for r, a in enumerate(names):
+        assert matrix.values[r][r] is None
+        for c, b in enumerate(names):
+            if r != c:
+                assert matrix.values[r][c] == pytest.approx(result.los(a, b))
+                assert matrix.values[r][c] + matrix.values[c][r] == pytest.approx(1.0)
+    # Rows below each other in the table: the matrix's superdiagonal is los_next.
+    assert [matrix.values[k][k + 1] for k in range(3)] == pytest.approx([row.los_next for row in result.table[:3]])
+    assert matrix.values[0][3] > 0.99
+    chosen = result.los_matrix(["d", "a"])
+    assert chosen.players == ["d", "a"] and chosen.values[0][1] == pytest.approx(result.los("d", "a"))
+    payload = result.to_json(los_matrix=True)["los_matrix"]
+    assert payload["players"] == names and payload["los"][0][1] == round(matrix.values[0][1], 4)
+    assert "los_matrix" not in result.to_json()
+    # Error bars: any rating (live Elo) with the fit's 95% half-width for that player.
+    bars = result.error_bars({"a": 1610.0, "d": 1400.0, "stranger": 1500.0})
+    assert set(bars) == {"a", "d"}
+    a = result.player("a")
+    assert bars["a"].elo == 1610.0 and bars["a"].stderr == a.stderr and bars["a"].games == a.games
+    assert bars["a"].high - bars["a"].elo == pytest.approx(a.ci_high - a.rating)
+    assert bars["a"].elo - bars["a"].low == pytest.approx(a.rating - a.ci_low)
+    assert bars["d"].to_json()["low"] == bars["d"].low
+    wide = result.error_bars({"a": 1610.0}, level=0.99)["a"]
+    assert wide.high - wide.low > bars["a"].high - bars["a"].low

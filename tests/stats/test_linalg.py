@@ -7,7 +7,13 @@ from operator import mul
 
 import pytest
 
-from tournaments.ratings.stats.linalg import NotPositiveDefiniteError, cholesky, cholesky_inverse, cholesky_solve
+from tournaments.ratings.stats.linalg import (
+    NotPositiveDefiniteError,
+    cholesky,
+    cholesky_inverse,
+    cholesky_solve,
+    sandwich,
+)
 
 
 def _spd(rng: random.Random, n: int) -> list[list[float]]:
@@ -33,3 +39,14 @@ def test_solve_and_inverse() -> None:
 def test_singular_matrix_is_refused() -> None:
     with pytest.raises(NotPositiveDefiniteError):
         cholesky([[1.0, 1.0], [1.0, 1.0]])
+
+
+def test_sandwich_product() -> None:
+    rng = random.Random(4)
+    a, b = _spd(rng, 9), _spd(rng, 9)
+    out = sandwich(a, b)
+    ab = [[sum(a[i][k] * b[k][j] for k in range(9)) for j in range(9)] for i in range(9)]
+    aba = [[sum(ab[i][k] * a[k][j] for k in range(9)) for j in range(9)] for i in range(9)]
+    for i in range(9):
+        assert out[i] == pytest.approx(aba[i], rel=1e-12)
+        assert out[i] == [row[i] for row in out]

@@ -12,8 +12,15 @@ SCRIPT = """
 import sys
 import tournaments.ratings.stats
 import tournaments.ratings.stats.bradley_terry
+import tournaments.ratings.stats.brownian
+import tournaments.ratings.stats.games
+import tournaments.ratings.stats.gsprt
 import tournaments.ratings.stats.linalg
+import tournaments.ratings.stats.numeric
+import tournaments.ratings.stats.pool
 import tournaments.ratings.stats.sprt
+import tournaments.ratings.stats.sprt_estimate
+import tournaments.ratings.stats.table
 loaded = sorted(m for m in sys.modules if m == "django" or m.startswith("django.") or m.startswith("rest_framework"))
 assert not loaded, loaded
 print("ok")

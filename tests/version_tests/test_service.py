@@ -89,7 +89,9 @@ def test_counts_and_llr_follow_tournaments_stats(user: Any, two_versions: Any, p
 def test_a_decision_stops_the_test_and_cancels_queued_games(
     user: Any, two_versions: Any, play_score: Any, play: Any, score: float, status: str
 ) -> None:
-    test = _create(user, two_versions, pairs_in_flight=4, max_games=400)
+    # A perfect (or perfectly bad) record decides a [0, 200] test at the first look allowed to (10 pairs);
+    # at [0, 10] each 2-0 pair adds only ln(s1/s0) to the exact LLR, and 104 pairs would be needed.
+    test = _create(user, two_versions, pairs_in_flight=4, max_games=400, elo1=200)
     late = None
     played = 0
     while True:
@@ -107,7 +109,7 @@ def test_a_decision_stops_the_test_and_cancels_queued_games(
         play_score(waiting[0], test, score)
         played += 1
     assert test.status == status and test.finished is not None
-    sprt = Sprt(max_games=400)
+    sprt = Sprt(elo1=200, max_games=400)
     assert test.pairs == sprt.min_pairs  # the first look allowed to decide does
     expected = sprt.status([(score, score)] * test.pairs)
     assert math.isclose(test.llr, expected.llr) and (test.llr >= test.upper if score else test.llr <= test.lower)

@@ -5,21 +5,54 @@ tested and benchmarked on its own.
 """
 
 from tournaments.ratings.stats.bradley_terry import ELO_PER_NATURAL, Fit, Game, PlayerFit, fit
-from tournaments.ratings.stats.sprt import Counts, Decision, Sprt, Status, bounds, counts, decide, expected_score, llr
+from tournaments.ratings.stats.gsprt import llr_logistic, llr_normalized
+from tournaments.ratings.stats.pool import pool_fit
+from tournaments.ratings.stats.sprt import (
+    VERSION_TEST_ELO0,
+    VERSION_TEST_ELO1,
+    VERSION_TEST_MAX_GAMES,
+    VERSION_TEST_MAX_GAMES_LIMIT,
+    Counts,
+    Decision,
+    EloModel,
+    Overshoot,
+    Sprt,
+    Status,
+    bounds,
+    counts,
+    decide,
+    expected_score,
+    llr,
+)
+from tournaments.ratings.stats.sprt_estimate import Estimate, estimate
+from tournaments.ratings.stats.table import ErrorBar, LosMatrix
 
 __all__ = [
     "ELO_PER_NATURAL",
+    "VERSION_TEST_ELO0",
+    "VERSION_TEST_ELO1",
+    "VERSION_TEST_MAX_GAMES",
+    "VERSION_TEST_MAX_GAMES_LIMIT",
     "Counts",
     "Decision",
+    "EloModel",
+    "ErrorBar",
+    "Estimate",
     "Fit",
     "Game",
+    "LosMatrix",
+    "Overshoot",
     "PlayerFit",
     "Sprt",
     "Status",
     "bounds",
     "counts",
     "decide",
+    "estimate",
     "expected_score",
     "fit",
     "llr",
+    "llr_logistic",
+    "llr_normalized",
+    "pool_fit",
 ]

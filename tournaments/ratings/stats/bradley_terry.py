@@ -38,17 +38,29 @@ intervals for the strength relative to the field, valid when strengths are
 not far apart and slightly conservative when they are (tests/stats checks
 coverage on simulated three-team rankings).
 
-Intervals, anchoring and degenerate data
-----------------------------------------
-The standard errors come from the observed information (the negative Hessian
-of the log-likelihood, prior included) at the optimum, inverted in full.  A
-reported rating is ``anchor + (theta_i - mean(theta))``: its variance is that
-of the contrast against the field mean, ``var(theta_i) - 2 cov(theta_i,
-mean) + var(mean)``, which is invariant to where the likelihood leaves the
-common level, so no player has to be pinned.  The anchor itself is taken as
-exact.  The likelihood of superiority (LOS) of ``a`` over ``b`` is
-``Phi((r_a - r_b) / sd)`` with ``sd^2 = var_a + var_b - 2 cov_ab``, from the
-full covariance: two players' estimates are correlated, through shared
+Intervals, draws, anchoring
+---------------------------
+Counting a draw as half a win fits the strengths well (the expected score is
+right whatever the draw rate) but overstates how much a game's score
+varies: under the likelihood a game scores 0 or 1 with variance ``q(1-q)``,
+while a game drawn with probability ``d`` has variance ``q(1-q) - d/4``.
+The covariance is therefore the sandwich (Huber-White, Godambe)
+``H^-1 J H^-1``: ``H`` is the information of the half-point likelihood at the
+optimum, prior included, and ``J`` the variance of its score, built like
+``H`` but with each cell's ``n q(1-q)`` (one cell per pair of players and
+first seat) reduced by a quarter of the draws observed in that cell.
+Without draws ``J = H`` and this is the usual inverse information.  Using
+the observed draw rate rather than the raw residuals keeps ``J`` right for a
+player who won everything (raw residuals would be near zero there).  The
+prior enters ``J`` as it enters ``H``.
+
+A reported rating is ``anchor + (theta_i - mean(theta))``: its variance is
+that of the contrast against the field mean, ``var(theta_i) - 2
+cov(theta_i, mean) + var(mean)``, which is invariant to where the likelihood
+leaves the common level, so no player has to be pinned.  The anchor itself
+is taken as exact.  The likelihood of superiority (LOS) of ``a`` over ``b``
+is ``Phi((r_a - r_b) / sd)`` with ``sd^2 = var_a + var_b - 2 cov_ab``, from
+the full covariance: two players' estimates are correlated, through shared
 opponents (positively) and through the common centre (negatively; with two
 players the centred ratings are exact opposites), so adding the two
 variances would be wrong in either direction.
@@ -68,10 +80,6 @@ everything finite and well defined:
   groups are shrunk together and their differences carry large errors, as
   they should.  ``Fit.components`` says how many such groups there are.
 
-With many draws the "half a win" likelihood overstates each game's variance,
-so intervals are somewhat conservative; with none they are the usual Wald
-intervals.
-
 Pure Python, no Django: fitting 100 players on 10,000 games takes a fraction
 of a second (bench/ratings_fit.py).
 """
@@ -80,114 +88,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass, field
 
-from tournaments.ratings.stats.linalg import Matrix, cholesky, cholesky_inverse, cholesky_solve
+from tournaments.ratings.stats.games import Game, GameLike, Row, aggregate, as_game, components
+from tournaments.ratings.stats.linalg import Matrix, cholesky, cholesky_inverse, cholesky_solve, sandwich
+from tournaments.ratings.stats.numeric import normal_quantile
+from tournaments.ratings.stats.table import ELO_PER_NATURAL, Fit, PlayerFit, with_los_next
 
-ELO_PER_NATURAL = 400.0 / math.log(10.0)
-Z95 = 1.959963984540054  # two-sided 95% normal quantile
-
-
-@dataclass(frozen=True)
-class Game:
-    """One finished game: the sides in seat order and their ranks (1 best, ties share).
-
-    ``sides[0]`` holds the first seat.  A side is one participant (in a
-    tournament one bot version plays every seat of its team).
-    """
-
-    sides: tuple[Hashable, ...]
-    ranks: tuple[int, ...]
-
-    def __post_init__(self) -> None:
-        if len(self.sides) != len(self.ranks):
-            raise ValueError("a game needs one rank per side")
-
-    @classmethod
-    def pair(cls, a: Hashable, b: Hashable, score_a: float) -> Game:
-        """A two-player game: ``a`` in the first seat scored 1, 0.5 or 0 against ``b``."""
-        if score_a not in (0, 0.5, 1):
-            raise ValueError(f"score must be 1, 0.5 or 0, not {score_a!r}")
-        ranks = (1, 1) if score_a == 0.5 else (1, 2) if score_a == 1 else (2, 1)
-        return cls((a, b), ranks)
-
-
-GameLike = Game | tuple[Hashable, Hashable, float]
-
-
-@dataclass(frozen=True)
-class PlayerFit:
-    """One player's row of the performance table (ratings and errors in Elo)."""
-
-    player: Hashable
-    rating: float
-    stderr: float
-    ci_low: float
-    ci_high: float
-    games: int
-    points: float
-    # LOS over the next player of the table; None for the last row.
-    los_next: float | None = None
-    component: int = 0
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "rating": self.rating,
-            "stderr": self.stderr,
-            "ci_low": self.ci_low,
-            "ci_high": self.ci_high,
-            "games": self.games,
-            "points": self.points,
-            "los_next": self.los_next,
-            "component": self.component,
-        }
-
-
-@dataclass
-class Fit:
-    """The fitted table, the first-seat term and what is needed for any pairwise LOS."""
-
-    table: list[PlayerFit]
-    first_move_advantage: float | None
-    first_move_stderr: float | None
-    anchor: float
-    components: int
-    iterations: int
-    log_likelihood: float
-    _index: dict[Hashable, int] = field(repr=False, default_factory=dict)
-    # Covariance of the strengths in natural units (players only).
-    _cov: Matrix = field(repr=False, default_factory=list)
-
-    def player(self, player: Hashable) -> PlayerFit:
-        return next(row for row in self.table if row.player == player)
-
-    def difference_stderr(self, a: Hashable, b: Hashable) -> float:
-        """Standard error (Elo) of ``rating(a) - rating(b)``, covariance included."""
-        i, j = self._index[a], self._index[b]
-        var = self._cov[i][i] + self._cov[j][j] - 2.0 * self._cov[i][j]
-        return math.sqrt(max(var, 0.0)) * ELO_PER_NATURAL
-
-    def los(self, a: Hashable, b: Hashable) -> float:
-        """Likelihood of superiority: the probability that ``a`` is truly stronger than ``b``."""
-        if a == b:
-            return 0.5
-        diff = self.player(a).rating - self.player(b).rating
-        return _normal_cdf(diff / self.difference_stderr(a, b))
-
-    def to_json(self) -> dict[str, object]:
-        """A JSON-able summary (no covariance matrix): for caching the table."""
-        return {
-            "anchor": self.anchor,
-            "first_move_advantage": self.first_move_advantage,
-            "first_move_stderr": self.first_move_stderr,
-            "components": self.components,
-            "iterations": self.iterations,
-            "players": [{"player": row.player, **row.to_json()} for row in self.table],
-        }
-
-
-def _normal_cdf(x: float) -> float:
-    return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
+__all__ = ["ELO_PER_NATURAL", "Fit", "Game", "GameLike", "PlayerFit", "aggregate", "fit"]
 
 
 def _sigmoid(x: float) -> float:
@@ -201,78 +108,10 @@ def _log_sigmoid(x: float) -> float:
     return -math.log1p(math.exp(-x)) if x >= 0 else x - math.log1p(math.exp(x))
 
 
-def _as_game(item: GameLike) -> Game:
-    return item if isinstance(item, Game) else Game.pair(*item)
-
-
-def aggregate(
-    games: Iterable[GameLike], index: dict[Hashable, int], first_mover: bool
-) -> tuple[list[tuple[int, int, int, float, float]], list[int], list[float]]:
-    """Reduce games to weighted pair counts.
-
-    Returns ``(rows, games, points)``: rows ``(i, j, f, weight, points_i)``
-    with ``i < j`` and ``f`` = +1 when ``i`` held the first seat, -1 when
-    ``j`` did, 0 when neither or the game has no first mover; per player the
-    number of real games and the game points (1 for a win, split among those
-    sharing first place, as in the standings).
-    """
-    buckets: dict[tuple[int, int, int], list[float]] = {}
-    n_games = [0] * len(index)
-    points = [0.0] * len(index)
-    for item in games:
-        game = _as_game(item)
-        k = len(game.sides)
-        if k < 2:
-            continue
-        ids = [index[side] for side in game.sides]
-        firsts = sum(1 for r in game.ranks if r == min(game.ranks))
-        for t, i in enumerate(ids):
-            n_games[i] += 1
-            if game.ranks[t] == min(game.ranks):
-                points[i] += 1.0 / firsts
-        weight = 3.0 / (k + 1)
-        for t in range(k):
-            for u in range(t + 1, k):
-                i, j = ids[t], ids[u]
-                if i == j:  # one participant on two sides: says nothing
-                    continue
-                rt, ru = game.ranks[t], game.ranks[u]
-                score = 1.0 if rt < ru else 0.5 if rt == ru else 0.0
-                f = 1 if (first_mover and t == 0) else 0
-                if i > j:
-                    i, j, score, f = j, i, 1.0 - score, -f
-                cell = buckets.get((i, j, f))
-                if cell is None:
-                    buckets[(i, j, f)] = [weight, weight * score]
-                else:
-                    cell[0] += weight
-                    cell[1] += weight * score
-    rows = [(i, j, f, n, s) for (i, j, f), (n, s) in buckets.items()]
-    return rows, n_games, points
-
-
-def _components(n: int, rows: list[tuple[int, int, int, float, float]]) -> list[int]:
-    """Connected component label per player of the comparison graph (union-find)."""
-    parent = list(range(n))
-
-    def root(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for i, j, *_ in rows:
-        ri, rj = root(i), root(j)
-        if ri != rj:
-            parent[max(ri, rj)] = min(ri, rj)
-    labels: dict[int, int] = {}
-    return [labels.setdefault(root(p), len(labels)) for p in range(n)]
-
-
 class _Problem:
     """Log-likelihood, gradient and information of the pairwise model plus prior."""
 
-    def __init__(self, n: int, rows: list[tuple[int, int, int, float, float]], prior: float, with_eta: bool) -> None:
+    def __init__(self, n: int, rows: list[Row], prior: float, with_eta: bool) -> None:
         self.n = n
         self.rows = rows
         self.prior = prior
@@ -282,7 +121,7 @@ class _Problem:
     def log_likelihood(self, x: list[float]) -> float:
         eta = x[self.n] if self.with_eta else 0.0
         total = 0.0
-        for i, j, f, n, s in self.rows:
+        for i, j, f, n, s, _ in self.rows:
             d = x[i] - x[j] + f * eta
             total += s * _log_sigmoid(d) + (n - s) * _log_sigmoid(-d)
         # The virtual draws: half a win and half a loss against theta = 0.
@@ -290,8 +129,14 @@ class _Problem:
             total += 0.5 * self.prior * (_log_sigmoid(value) + _log_sigmoid(-value))
         return total
 
-    def derivatives(self, x: list[float]) -> tuple[list[float], Matrix]:
-        """Gradient and information (negative Hessian), both including the prior."""
+    def derivatives(self, x: list[float], *, draws: bool = False) -> tuple[list[float], Matrix]:
+        """Gradient and information (negative Hessian), both including the prior.
+
+        With ``draws`` the matrix is instead the variance of the score (the
+        sandwich's middle): each cell's ``n q (1 - q)`` less a quarter of its
+        drawn weight, never below zero (a cell can hold more draws than its
+        fitted score allows).
+        """
         size, n_players = self.size, self.n
         eta_at = n_players
         eta = x[eta_at] if self.with_eta else 0.0
@@ -301,10 +146,12 @@ class _Problem:
             q = _sigmoid(x[p])
             grad[p] += self.prior * (0.5 - q)
             info[p][p] += self.prior * q * (1.0 - q)
-        for i, j, f, n, s in self.rows:
+        for i, j, f, n, s, drawn in self.rows:
             q = _sigmoid(x[i] - x[j] + f * eta)
             r = s - n * q
             v = n * q * (1.0 - q)
+            if draws:
+                v = max(v - drawn / 4.0, 0.0)
             grad[i] += r
             grad[j] -= r
             info[i][i] += v
@@ -354,6 +201,7 @@ def fit(
     order: Sequence[Hashable] | None = None,
     tolerance: float = 1e-9,
     max_iterations: int = 100,
+    level: float = 0.95,
 ) -> Fit:
     """Fit the whole history at once; see the module docstring for the model.
 
@@ -362,8 +210,9 @@ def fit(
     those without games; by default, everyone who appears in a game, in order
     of appearance.  ``order`` fixes the table's order (for "LOS over the next
     row", e.g. the standings order); by default rows are sorted by rating.
+    ``level`` is the confidence of the intervals (``ci_low``, ``ci_high``).
     """
-    games = [_as_game(g) for g in games]
+    games = [as_game(g) for g in games]
     if players is None:
         seen: dict[Hashable, None] = {}
         for game in games:
@@ -376,37 +225,20 @@ def fit(
     n = len(players)
     if n == 0:
         return Fit([], None, None, anchor, 0, 0, 0.0)
-    rows, n_games, points = aggregate(games, index, first_mover)
-    with_eta = first_mover and any(f for _, _, f, _, _ in rows)
     if prior_games <= 0:
         raise ValueError("prior_games must be positive: it is what keeps the fit finite")
+    rows, n_games, points = aggregate(games, index, first_mover)
+    with_eta = first_mover and any(row[2] for row in rows)
     problem = _Problem(n, rows, prior_games, with_eta)
     x, iterations, value = _maximise(problem, tolerance, max_iterations)
-    _, info = problem.derivatives(x)
-    cov_all = cholesky_inverse(cholesky(info))
+    cov_all = _covariance(problem, x)
     cov = [row[:n] for row in cov_all[:n]]
-
-    # Contrast against the field mean: var(t_i - mean) = S_ii - 2 m_i + M.
-    row_means = [sum(row) / n for row in cov]
-    grand = sum(row_means) / n
-    centre = sum(x[:n]) / n
-    labels = _components(n, rows)
-    fitted = []
-    for p, k in index.items():
-        rating = anchor + (x[k] - centre) * ELO_PER_NATURAL
-        stderr = math.sqrt(max(cov[k][k] - 2.0 * row_means[k] + grand, 0.0)) * ELO_PER_NATURAL
-        fitted.append(
-            PlayerFit(
-                player=p,
-                rating=rating,
-                stderr=stderr,
-                ci_low=rating - Z95 * stderr,
-                ci_high=rating + Z95 * stderr,
-                games=n_games[k],
-                points=points[k],
-                component=labels[k],
-            )
-        )
+    labels = components(n, rows)
+    z = normal_quantile(0.5 + level / 2.0)
+    fitted = {
+        p: PlayerFit(p, r, se, r - z * se, r + z * se, n_games[k], points[k], None, labels[k])
+        for (p, k), (r, se) in zip(index.items(), _centred(x[:n], cov, anchor), strict=True)
+    }
     result = Fit(
         table=[],
         first_move_advantage=x[n] * ELO_PER_NATURAL if with_eta else None,
@@ -418,30 +250,37 @@ def fit(
         _index=index,
         _cov=cov,
     )
-    by_player = {row.player: row for row in fitted}
     if order is None:
-        ordered = sorted(fitted, key=lambda row: (-row.rating, index[row.player]))
+        ordered = sorted(fitted.values(), key=lambda row: (-row.rating, index[row.player]))
     else:
         if sorted(map(index.__getitem__, order)) != list(range(n)):
             raise ValueError("order must list every player exactly once")
-        ordered = [by_player[p] for p in order]
-    result.table = ordered  # set before los(), which looks rows up
-    result.table = [
-        _with_los(row, result.los(row.player, ordered[k + 1].player) if k + 1 < len(ordered) else None)
-        for k, row in enumerate(ordered)
-    ]
+        ordered = [fitted[p] for p in order]
+    result.table = with_los_next(ordered, result)
     return result
 
 
-def _with_los(row: PlayerFit, los: float | None) -> PlayerFit:
-    return PlayerFit(
-        player=row.player,
-        rating=row.rating,
-        stderr=row.stderr,
-        ci_low=row.ci_low,
-        ci_high=row.ci_high,
-        games=row.games,
-        points=row.points,
-        los_next=los,
-        component=row.component,
-    )
+def _covariance(problem: _Problem, x: list[float]) -> Matrix:
+    """The sandwich ``H^-1 J H^-1`` (strengths, then the first-seat term); ``H^-1`` when nothing was drawn."""
+    _, info = problem.derivatives(x)
+    inverse = cholesky_inverse(cholesky(info))
+    if not any(row[5] for row in problem.rows):
+        return inverse
+    _, meat = problem.derivatives(x, draws=True)
+    return sandwich(inverse, meat)
+
+
+def _centred(theta: list[float], cov: Matrix, anchor: float) -> list[tuple[float, float]]:
+    """Each player's ``(rating, stderr)`` in Elo, as a contrast against the field mean."""
+    n = len(theta)
+    # var(t_i - mean) = S_ii - 2 m_i + M, with m_i the row means and M their mean.
+    row_means = [sum(row) / n for row in cov]
+    grand = sum(row_means) / n
+    centre = sum(theta) / n
+    return [
+        (
+            anchor + (theta[k] - centre) * ELO_PER_NATURAL,
+            math.sqrt(max(cov[k][k] - 2.0 * row_means[k] + grand, 0.0)) * ELO_PER_NATURAL,
+        )
+        for k in range(n)
+    ]

@@ -82,3 +82,22 @@ def cholesky_inverse(low: Matrix) -> Matrix:
             inverse[i][j] = value
             inverse[j][i] = value
     return inverse
+
+
+def sandwich(outer: Matrix, middle: Matrix) -> Matrix:
+    """``A @ B @ A`` for symmetric ``A`` (``outer``) and ``B`` (``middle``).
+
+    Symmetry lets every product read rows only: column ``j`` of a symmetric
+    matrix is its row ``j``, so each entry is one C-speed dot product.
+    """
+    n = len(outer)
+    # left[i][j] = (A B)[i][j] = row i of A . column j of B (= row j of B).
+    left = [[sum(map(mul, a_row, b_row)) for b_row in middle] for a_row in outer]
+    out: Matrix = [[0.0] * n for _ in range(n)]
+    for i in range(n):
+        left_i = left[i]
+        for j in range(i, n):
+            value = sum(map(mul, left_i, outer[j]))
+            out[i][j] = value
+            out[j][i] = value
+    return out
