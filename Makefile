@@ -18,6 +18,7 @@ test: venv
 lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 	$(PY) manage.py makemigrations --check --dry-run
 
 format: venv
@@ -40,11 +41,9 @@ web: venv
 clean-var:
 	rm -rf var
 
-# -- benchmarks (bench/run_all.py; docs/benchmarks.md) --
-# Needs PostgreSQL and Redis (ARBITER_BENCH_DATABASE_URL / ARBITER_TEST_DATABASE_URL,
+# Benchmarks (bench/run_all.py; docs/benchmarks.md).  Needs PostgreSQL and Redis (ARBITER_BENCH_DATABASE_URL / ARBITER_TEST_DATABASE_URL,
 # ARBITER_BENCH_REDIS_URL / ARBITER_TEST_REDIS_URL; local servers by default).
 # BENCH_ARGS=--quick tries every script at small sizes.
 .PHONY: bench
 bench: venv
 	$(PY) -m bench.run_all $(BENCH_ARGS)
-# -- end benchmarks --

@@ -36,10 +36,11 @@ from typing import Any
 from bench import _common
 from tests.live import ProcessSet
 from tests.live.services import queue_purge
+from workers.match import Clock
 
 TARGET_RATIO = 0.8
 WAIT_S = 300.0
-CLOCK = {"move_ms": 1000, "game_ms": 60_000, "startup_ms": 10_000}
+CLOCK = Clock(move_ms=1000, game_ms=60_000, startup_ms=10_000)
 
 
 def _tournament(owner: Any, bot_ids: list[int], matches: int) -> Any:
@@ -53,7 +54,9 @@ def _tournament(owner: Any, bot_ids: list[int], matches: int) -> Any:
         bot_ids=bot_ids,
         format="double",
         games_per_pairing=max(1, matches // 2),
-        **CLOCK,
+        move_ms=CLOCK.move_ms,
+        game_ms=CLOCK.game_ms,
+        startup_ms=CLOCK.startup_ms,
     )
 
 
@@ -99,7 +102,7 @@ def _referee_warm(_: int) -> int:
 
 def _referee_chunk(job: tuple[str, list[str], list[tuple[str, int]]]) -> float:
     """Play the given (match id, seed) pairs one after the other; returns the seconds taken."""
-    from workers.match import Clock, MatchSpec
+    from workers.match import MatchSpec
     from workers.referee import play_match
     from workers.sandbox import BotProgram
 
@@ -107,7 +110,7 @@ def _referee_chunk(job: tuple[str, list[str], list[tuple[str, int]]]) -> float:
     bot = BotProgram(directory=Path(directory), command=tuple(command))
     start = time.perf_counter()
     for match_id, seed in matches:
-        spec = MatchSpec(match_id=match_id, engine_id="gamesup", options={}, seed=seed, seats=2, clock=Clock(**CLOCK))
+        spec = MatchSpec(match_id=match_id, engine_id="gamesup", options={}, seed=seed, seats=2, clock=CLOCK)
         play_match(spec, [bot, bot])
     return time.perf_counter() - start
 
@@ -118,7 +121,9 @@ def referee_alone(tournament: Any, processes: int) -> float:
 
     from tournaments.matches.models import MatchSeat
 
-    seat = MatchSeat.objects.filter(match__tournament=tournament).select_related("bot_version").first()
+    seat = (
+        MatchSeat.objects.filter(match__tournament=tournament).select_related("bot_version").get(match__index=0, seat=0)
+    )
     directory = str(settings.ARBITER_PACKAGE_CACHE / seat.bot_version.checksum)
     command = list(seat.bot_version.command)
     # The options were validated into the match; gamesup's defaults are what the referee fills in too.
@@ -135,10 +140,10 @@ def referee_alone(tournament: Any, processes: int) -> float:
 
 
 def _profile_tasks(owner: Any, bot_ids: list[int], matches: int, queue: str) -> str:
-    """cProfile of ``run_match`` called in this process on ``matches`` fresh matches."""
+    """cProfile of ``run_next`` called in this process on ``matches`` fresh matches."""
     from tournaments.competitions.services.tournaments import tournament_start
     from tournaments.matches.models import Match
-    from tournaments.matches.tasks import run_match
+    from tournaments.matches.tasks import run_next
 
     tournament = tournament_start(tournament=_tournament(owner, bot_ids, matches), user=owner)
     queue_purge(_common.redis_url(), queue)  # nobody is listening: we play them here
@@ -146,13 +151,13 @@ def _profile_tasks(owner: Any, bot_ids: list[int], matches: int, queue: str) -> 
     profile = cProfile.Profile()
     start = time.perf_counter()
     profile.enable()
-    for match_id in ids:
-        run_match(match_id)
+    for _ in ids:
+        run_next()
     profile.disable()
     elapsed = time.perf_counter() - start
-    stats = pstats.Stats(profile)
+    functions = pstats.Stats(profile).get_stats_profile().func_profiles
     parts = {
-        "match_claim": "claim (conditional UPDATE)",
+        "match_claim_next": "claim (the fair pick, a conditional UPDATE)",
         "match_spec": "read the match and seats",
         "_programs": "find the unpacked packages",
         "play_match": "referee: play the match",
@@ -160,9 +165,10 @@ def _profile_tasks(owner: Any, bot_ids: list[int], matches: int, queue: str) -> 
         "ratings_apply_match": "  of which Elo (ratings_apply_match)",
         "tournament_match_ended": "  of which finish check",
     }
-    lines = [f"  where a match's time goes ({len(ids)} matches run by run_match in-process, {elapsed:.2f} s):"]
+    lines = [f"  where a match's time goes ({len(ids)} matches run by run_next in-process, {elapsed:.2f} s):"]
     for name, label in parts.items():
-        cum = sum(v[3] for (_, _, fn), v in stats.stats.items() if fn == name)
+        profiled = functions.get(name)
+        cum = profiled.cumtime if profiled is not None else 0.0
         lines.append(f"    {label:<45} {cum / len(ids) * 1000:7.2f} ms/match  {cum / elapsed * 100:5.1f}%")
     out = io.StringIO()
     pstats.Stats(profile, stream=out).sort_stats("tottime").print_stats(10)

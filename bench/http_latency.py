@@ -134,9 +134,11 @@ def seed() -> float:
                 entry_id += 1
                 entries.append(Participant(id=entry_id, tournament_id=tournament.id, bot_version_id=version.id,
                                            number=number))  # fmt: skip
+            started = tournament.started
+            assert started is not None
             for index, lineup in enumerate(plan):
                 match_id += 1
-                finished = tournament.started + timedelta(seconds=index * 10)
+                finished = started + timedelta(seconds=index * 10)
                 matches.append(
                     Match(
                         id=match_id, tournament_id=tournament.id, index=index, game_id=GAME,
@@ -356,6 +358,7 @@ def main(argv: list[str] | None = None) -> int:
         from tournaments.matches.models import Match
 
         tournament = Tournament.objects.order_by("id").values_list("id", flat=True).first()
+        assert tournament is not None, "the database is seeded"
         seats = Match.objects.filter(tournament_id=tournament).values_list("match_seats__bot_version__bot_id")
         bot = seats[0][0]
         print(

@@ -148,22 +148,24 @@ def populate(bots: int, seed: int = 1) -> dict[str, Any]:
         state = eng.new_state(options, seed=seed, seats=n)
         moves = []
         while not state.is_terminal():
-            seat = state.to_move()
+            mover = state.to_move()
             move = rng.choice(state.legal_moves())
             state.apply(move)
-            moves.append({"seat": seat, "move": move, "ms": rng.randint(1, 900)})
+            moves.append({"seat": mover, "move": move, "ms": rng.randint(1, 900)})
         full = eng.validate_options(options, n)
+        result = state.result()
+        assert result is not None
         match = Match.objects.create(
             game_id=gid, engine_version=eng.version, options=full, seats=n, seed=seed,
             rating_pool=eng.rating_pool(full, n), rated=False, status="finished", attempt=1, finished_at=now,
-            moves=moves, result_reason=state.result().reason,
+            moves=moves, result_reason=result.reason,
         )  # fmt: skip
         teams = eng.teams(n, full)
         team_of = {s: t for t, members in enumerate(teams) for s in members}
         MatchSeat.objects.bulk_create(
             [
                 MatchSeat(match=match, seat=s, team=team_of[s], bot_version=versions[team_of[s]],
-                          rank=state.result().ranks[s], status="ok")
+                          rank=result.ranks[s], status="ok")
                 for s in range(n)
             ]
         )  # fmt: skip

@@ -20,7 +20,7 @@ import argparse
 import random
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import TypeVar
 
 from tournaments.ratings.stats import fit
@@ -62,13 +62,13 @@ def main() -> None:
     args = parser.parse_args()
 
     truth, games = _games(args.bots, args.games, args.seed)
-    index = {name: k for k, name in enumerate(truth)}
+    index: dict[Hashable, int] = {name: k for k, name in enumerate(truth)}
     base_time, aggregated = _best(args.repeat, lambda: aggregate(games, index, True))
     fit_time, result = _best(args.repeat, lambda: fit(games, players=list(truth), anchor=1500.0))
 
     rows = aggregated[0]
     mean = statistics.fmean(truth.values())
-    errors = [abs(row.rating - (1500.0 + truth[row.player] - mean)) for row in result.table]
+    errors = [abs(row.rating - (1500.0 + truth[str(row.player)] - mean)) for row in result.table]
     print(f"{args.bots} bots, {args.games} games ({len(rows)} pair cells), best of {args.repeat}")
     print(f"  baseline, aggregate into pair counts: {base_time * 1000:8.1f} ms")
     print(

@@ -95,7 +95,7 @@ def _copy_baseline(database: str, tournament_id: int) -> tuple[float, int]:
             "JOIN matches_match m ON m.id = s.match_id WHERE m.tournament_id = %s ORDER BY s.id",
             [tournament_id],
         ).fetchall()
-        start = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM matches_match").fetchone()[0]
+        (start,) = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM matches_match").fetchone() or (1,)
         new_id = {old[0]: start + i for i, old in enumerate(matches)}
         # Rows as Python holds them before the insert, like the service's objects (JSON as dicts and lists).
         match_rows = [(new_id[row[0]], None, *map(_json, row[1:])) for row in matches]
@@ -139,8 +139,9 @@ def main(argv: list[str] | None = None) -> int:
                 best_create, best_start = min(best_create, create_s), min(best_start, start_s)
             from tournaments.competitions.models import Tournament
 
-            last = Tournament.objects.order_by("-id").first()
-            copy_s, rows = _copy_baseline(database, last.id)
+            last = Tournament.objects.order_by("-id").values_list("id", flat=True).first()
+            assert last is not None, "the timed run made a tournament"
+            copy_s, rows = _copy_baseline(database, last)
             from django.db import connection
 
             connection.close()

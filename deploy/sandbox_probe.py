@@ -48,8 +48,9 @@ def probe() -> dict[str, object]:
     try:
         found["sandboxed"] = proc.sandboxed
         stdout = proc.popen.stdout
+        assert stdout is not None  # started with pipes
         ready, _, _ = select.select([stdout], [], [], 10)
-        found["python"] = stdout.readline().decode().strip() if ready else ""  # type: ignore[union-attr]
+        found["python"] = stdout.readline().decode().strip() if ready else ""
         found["distribution_python"] = found["python"] == DISTRIBUTION_PYTHON
         # /proc/<pid>/status (what sample() reads) is open to anyone: wait there until the bot
         # holds its memory, then ask smaps_rollup, which needs the privileges under test.

@@ -79,7 +79,9 @@ def test_tournaments_send_tasks_by_import_and_import_the_runtime_at_the_top(path
 
 
 def test_no_late_imports_or_feature_fences() -> None:
-    for path in [*_modules("tournaments"), *_modules("workers"), *_modules("engines")]:
+    # Spelled in two parts, so that this file is not a match of its own search.
+    late, fence = "noqa: " + "E402", "-- " + "end "
+    for path in [*_modules("tournaments"), *_modules("workers"), *_modules("engines"), *_modules("bench")]:
         text = path.read_text()
-        assert "noqa: E402" not in text, path
-        assert "# -- end " not in text, path
+        assert late not in text, path
+        assert fence not in text, path

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -273,5 +275,17 @@ def _shown(value: Any) -> str:
     return f"`{value}`"
 
 
+def markdown_write(page: Path) -> None:
+    """Replace the reference part of ``page`` (from its first section on) with :func:`markdown`."""
+    text = page.read_text()
+    head = text[: text.index("\n## ") + 1] if "\n## " in text else text + "\n"
+    page.write_text(head + markdown())
+
+
 if __name__ == "__main__":
-    print(markdown(), end="")
+    # python -m workers.config            print the reference table
+    # python -m workers.config --write    bring docs/configuration.md up to date
+    if sys.argv[1:] == ["--write"]:
+        markdown_write(Path(__file__).resolve().parents[1] / "docs" / "configuration.md")
+    else:
+        print(markdown(), end="")

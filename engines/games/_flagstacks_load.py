@@ -7,7 +7,7 @@ cannot be a reachable-looking position raises :class:`InvalidStateError`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 from engines.base import JSON, InvalidOptionsError, InvalidStateError
 from engines.games._flagstacks_tables import (
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 _KINDS = frozenset(MOVERS) | {FLAG}
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

@@ -85,7 +85,7 @@ def _single_captures(m: int, t: int) -> bool:
 # SINGLE_CAP[m][t] precomputed: the rule is checked in the innermost loop.
 SINGLE_CAP = [[m > 0 and t > 0 and _single_captures(m, t) for t in range(7)] for m in range(7)]
 
-START_FACES = (
+START_FACES: tuple[list[tuple[int, int]], ...] = (
     # Blue's back rank a1..f1 and the rank in front, a2..f2.
     [(0, f) for f in (1, 2, 3, 4, 5, 6)],
     [(0, f) for f in (6, 5, 4, 3, 2, 1)],

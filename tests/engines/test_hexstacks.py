@@ -300,7 +300,7 @@ def test_golden_move_counts(stacks: dict, kwargs: dict, standard: int, diabolica
             state.clone().apply(move)
 
 
-# -- endings --------------------------------------------------------------------
+# -- how a game ends --------------------------------------------------------------------
 
 
 def test_twelfth_exit_wins_at_once() -> None:

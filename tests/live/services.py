@@ -7,7 +7,10 @@ it), and on the shared Redis only under its own queue name.
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import urlparse, urlunparse
+
+import psycopg
 
 
 def with_database(url: str, name: str, host: str | None = None) -> str:
@@ -25,8 +28,7 @@ def database_name(server_url: str, suffix: str) -> str:
     return f"{urlparse(server_url).path.lstrip('/') or 'arbiter'}_{suffix}"
 
 
-def _admin(server_url: str):  # -> psycopg.Connection
-    import psycopg
+def _admin(server_url: str) -> psycopg.Connection[Any]:
 
     return psycopg.connect(with_database(server_url, "postgres"), autocommit=True)
 

@@ -212,10 +212,10 @@ def fit(
     row", e.g. the standings order); by default rows are sorted by rating.
     ``level`` is the confidence of the intervals (``ci_low``, ``ci_high``).
     """
-    games = [as_game(g) for g in games]
+    checked = [as_game(g) for g in games]
     if players is None:
         seen: dict[Hashable, None] = {}
-        for game in games:
+        for game in checked:
             for side in game.sides:
                 seen.setdefault(side, None)
         players = list(seen)
@@ -227,7 +227,7 @@ def fit(
         return Fit([], None, None, anchor, 0, 0, 0.0)
     if prior_games <= 0:
         raise ValueError("prior_games must be positive: it is what keeps the fit finite")
-    rows, n_games, points = aggregate(games, index, first_mover)
+    rows, n_games, points = aggregate(checked, index, first_mover)
     with_eta = first_mover and any(row[2] for row in rows)
     problem = _Problem(n, rows, prior_games, with_eta)
     x, iterations, value = _maximise(problem, tolerance, max_iterations)

@@ -188,7 +188,8 @@ class Overshoot:
 
     @classmethod
     def from_json(cls, data: dict[str, float]) -> Overshoot:
-        return cls(**{name: data[name] for name in cls.__dataclass_fields__})
+        path = {name: float(data[name]) for name in cls.__dataclass_fields__ if name != "samples"}
+        return cls(samples=int(data["samples"]), **path)
 
 
 def decide(
