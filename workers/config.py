@@ -233,7 +233,12 @@ _add("ARBITER_LADDER_RATING_SCALE", "float", 200.0, "Ladder opponents are drawn 
      "exp(-(rating distance / scale)^2).", _G, minimum=1)  # fmt: skip
 _add("ARBITER_CHALLENGES_PER_DAY", "int", 50, "Challenges a user may create per UTC day.", _G, minimum=0)
 _add("ARBITER_CHALLENGE_MAX_GAMES", "int", 20, "Most games in one challenge.", _G, minimum=1)
-_add("ARBITER_VERSION_TEST_MAX_GAMES", "int", 400, "Most games one version test may play.", _G, minimum=2)
+_add("ARBITER_VERSION_TEST_ELO0", "float", 0.0, "A version test's H0 when the request names none (Elo).", _G)
+_add("ARBITER_VERSION_TEST_ELO1", "float", 40.0, "A version test's H1 when the request names none (Elo).", _G)
+_add("ARBITER_VERSION_TEST_DEFAULT_MAX_GAMES", "int", 2000, "A version test's cap on games when the request names "
+     "none.", _G, minimum=2)  # fmt: skip
+_add("ARBITER_VERSION_TEST_MAX_GAMES", "int", 20_000, "The most games a user may ask one version test to play.", _G,
+     minimum=2)  # fmt: skip
 _add("ARBITER_VERSION_TEST_PAIRS_IN_FLIGHT", "int", 4, "Pairs of a version test queued or running at once.", _G,
      minimum=1)  # fmt: skip
 

@@ -24,4 +24,4 @@ def test_bot_page_lists_version_tests(user: Any, two_versions: Any, play_score: 
     assert f"{test.llr:.2f}" in row and f"{test.lower:.2f}" in row and f"{test.upper:.2f}" in row
     assert ">0 / 15<" in row
     cells = [c.split(">", 1)[1].split("<", 1)[0] for c in row.split("<td")[1:]]
-    assert cells[2:6] == ["4 of ≤400", "3", "1", "0"]  # games, W, D, L
+    assert cells[2:6] == ["4 of ≤2000", "3", "1", "0"]  # games, W, D, L

@@ -55,7 +55,7 @@ PAIRS = [(1, 0), (0.5, 0.5), (1, 1), (0, 0), (1, 0.5), (0, 0.5), (0.5, 1), (0, 1
 
 
 def test_counts_and_llr_follow_tournaments_stats(user: Any, two_versions: Any, play_score: Any) -> None:
-    test = _create(user, two_versions, pairs_in_flight=len(PAIRS), max_games=2 * len(PAIRS))
+    test = _create(user, two_versions, pairs_in_flight=len(PAIRS), max_games=2 * len(PAIRS), elo1=10)
     sprt = Sprt(elo0=0, elo1=10, alpha=0.05, beta=0.05, max_games=2 * len(PAIRS))
     links = {(x.pair, x.game): x.match for x in VersionTestMatch.objects.filter(test=test).select_related("match")}
     # Game 0 of every pair first: a pair counts only once both of its games are done.

@@ -25,7 +25,7 @@ from tournaments.bots.selectors import bot_get
 from tournaments.competitions.models import VersionTest
 from tournaments.competitions.selectors.version_tests import (
     STATUSES,
-    version_test_elo,
+    version_test_estimate,
     version_test_games,
     version_test_get,
     version_test_list,
@@ -39,12 +39,25 @@ class VersionTestInputSerializer(ClockInputSerializer):
         required=False, allow_null=True, default=None, min_value=1, help_text="Version number; default the newest."
     )
     baseline = serializers.IntegerField(min_value=1, help_text="Version number to compare against.")
-    elo0 = serializers.FloatField(default=0.0, help_text="H0: the candidate is this much better (Elo), or less.")
-    elo1 = serializers.FloatField(default=10.0, help_text="H1: the candidate is at least this much better (Elo).")
+    elo0 = serializers.FloatField(
+        required=False, allow_null=True, default=None, help_text="H0: the candidate is this much better, or less (Elo)."
+    )
+    elo1 = serializers.FloatField(
+        required=False, allow_null=True, default=None, help_text="H1: the candidate is at least this much better (Elo)."
+    )
+    elo_model = serializers.ChoiceField(
+        choices=VersionTest.EloModel.choices,
+        default=VersionTest.EloModel.LOGISTIC,
+        help_text="The scale of elo0 and elo1: logistic Elo, or normalized Elo (draw-independent, as fishtest's).",
+    )
     alpha = serializers.FloatField(default=0.05, help_text="Chance of accepting H1 when H0 holds.")
     beta = serializers.FloatField(default=0.05, help_text="Chance of accepting H0 when H1 holds.")
     max_games = serializers.IntegerField(
-        required=False, allow_null=True, default=None, min_value=2, help_text="The cap (at most a setting, 400)."
+        required=False,
+        allow_null=True,
+        default=None,
+        min_value=2,
+        help_text="The cap on games (default and maximum are settings: 2,000 and 20,000).",
     )
     seats = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=2, max_value=100)
     options = serializers.DictField(required=False, default=dict)
@@ -71,14 +84,15 @@ class VersionTestOutputSerializer(serializers.ModelSerializer):
     class Meta:
         model = VersionTest
         fields = [
-            "id", "bot", "owner", "game", "candidate", "baseline", "elo0", "elo1", "alpha", "beta", "max_games",
+            "id", "bot", "owner", "game", "candidate", "baseline", "elo0", "elo1", "elo_model", "alpha", "beta",
+            "max_games",
             "pairs_in_flight", "seats", "options", "move_ms", "game_ms", "startup_ms", "status", "wins", "draws",
             "losses", "pentanomial", "games", "pairs", "llr", "lower", "upper", "estimate", "progress", "created",
             "finished",
         ]  # fmt: skip
 
     def get_estimate(self, test: VersionTest) -> dict[str, float | None]:
-        return version_test_elo(pentanomial=list(test.pentanomial))
+        return version_test_estimate(test=test)
 
     def get_progress(self, test: VersionTest) -> dict[str, int]:
         return {s: getattr(test, f"n_{s}", 0) for s in STATUSES}

@@ -40,9 +40,15 @@ class VersionTest(ClockFields):
         "bots.BotVersion", on_delete=models.PROTECT, related_name="version_tests_as_candidate"
     )
     baseline = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="version_tests_as_baseline")
-    # The hypotheses (Elo of the candidate over the baseline) and the error rates.
+
+    class EloModel(models.TextChoices):
+        LOGISTIC = "logistic", "Logistic Elo"
+        NORMALIZED = "normalized", "Normalized Elo"
+
+    # The hypotheses (Elo of the candidate over the baseline, on the chosen scale) and the error rates.
     elo0 = models.FloatField(default=0.0)
-    elo1 = models.FloatField(default=10.0)
+    elo1 = models.FloatField(default=40.0)
+    elo_model = models.CharField(max_length=12, choices=EloModel.choices, default=EloModel.LOGISTIC)
     alpha = models.FloatField(default=0.05)
     beta = models.FloatField(default=0.05)
     max_games = models.PositiveIntegerField(help_text="the cap: inconclusive once this many games are played")

@@ -6,7 +6,6 @@ and the LLR stored on the test up to date.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet
@@ -14,8 +13,8 @@ from django.db.models import Count, Q, QuerySet
 from tournaments.bots.models import Bot
 from tournaments.competitions.models import VersionTest, VersionTestMatch
 from tournaments.matches.models import Match, MatchSeat
+from tournaments.ratings.stats import EloModel, Sprt, estimate
 
-Z95 = 1.959963984540054
 STATUSES = ("queued", "running", "finished", "errored", "cancelled")
 
 
@@ -63,30 +62,26 @@ def version_test_games(*, test: VersionTest) -> list[dict[str, Any]]:
     return out
 
 
-def _elo(score: float) -> float:
-    return -400.0 * math.log10(1.0 / score - 1.0)
+def version_test_sprt(test: VersionTest) -> Sprt:
+    """The sequential test a version test runs (its hypotheses, error rates, scale and cap)."""
+    return Sprt(
+        elo0=test.elo0,
+        elo1=test.elo1,
+        alpha=test.alpha,
+        beta=test.beta,
+        max_games=test.max_games,
+        model=EloModel(test.elo_model),
+    )
 
 
-def version_test_elo(*, pentanomial: list[int]) -> dict[str, float | None]:
-    """The candidate's Elo over the baseline estimated from the pairs, with a 95% interval.
+def version_test_estimate(*, test: VersionTest) -> dict[str, float | None]:
+    """The candidate's Elo over the baseline with a 95% interval and its LOS.
 
-    The mean pair score gives the estimate; its standard error uses the
-    variance between pairs, so the correlation inside a pair is accounted
-    for.  None where the score is 0 or 1 (no finite Elo) or no pair is done.
+    Median-unbiased (a test that stopped early stopped on a lucky streak as
+    often as not, and the plain mean would overstate it); all None until a
+    pair is done or where no finite Elo fits.
     """
-    n = sum(pentanomial)
-    none: dict[str, float | None] = {"elo": None, "elo_low": None, "elo_high": None}
-    if n == 0:
-        return none
-    xs = [k / 4.0 for k in range(5)]  # a pair's score over two games, as a fraction
-    mean = sum(c * x for c, x in zip(pentanomial, xs, strict=True)) / n
-    if not 0.0 < mean < 1.0:
-        return none
-    var = sum(c * (x - mean) ** 2 for c, x in zip(pentanomial, xs, strict=True)) / n
-    half = Z95 * math.sqrt(var / n)
-    low, high = mean - half, mean + half
-    return {
-        "elo": _elo(mean),
-        "elo_low": _elo(low) if low > 0.0 else None,
-        "elo_high": _elo(high) if high < 1.0 else None,
-    }
+    found = estimate(version_test_sprt(test), list(test.pentanomial))
+    if found is None:
+        return {"elo": None, "elo_low": None, "elo_high": None, "los": None}
+    return dict(found.to_json())

@@ -46,6 +46,7 @@ from engines import get_engine
 from tournaments.bots.models import Bot, BotVersion
 from tournaments.bots.selectors import version_current
 from tournaments.competitions.models import VersionTest, VersionTestMatch
+from tournaments.competitions.selectors.version_tests import version_test_sprt
 from tournaments.dbclock import db_now
 from tournaments.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
 from tournaments.games.config import game_config_check
@@ -53,7 +54,7 @@ from tournaments.matches.clocks import clock_check
 from tournaments.matches.life import Lineup, MatchConfig, matches_create, matches_enqueue
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.ratings.elo import pair_score
-from tournaments.ratings.stats import Decision, Sprt, bounds, counts
+from tournaments.ratings.stats import Decision, bounds
 from workers.match import Clock
 
 logger = logging.getLogger(__name__)
@@ -72,10 +73,6 @@ def version_test_seed(*, test_id: int, pair: int) -> int:
     """The seed both games of a pair share (deterministic; fits a signed 64-bit column)."""
     digest = hashlib.sha256(f"arbiter:version-test:{test_id}:{pair}".encode()).digest()
     return int.from_bytes(digest[:7], "big")
-
-
-def _sprt(test: VersionTest) -> Sprt:
-    return Sprt(elo0=test.elo0, elo1=test.elo1, alpha=test.alpha, beta=test.beta, max_games=test.max_games)
 
 
 def _version(*, bot: Bot, number: int | None, field: str) -> BotVersion:
@@ -110,8 +107,9 @@ def version_test_create(
     bot_id: int,
     baseline_number: int,
     candidate_number: int | None = None,
-    elo0: float = 0.0,
-    elo1: float = 10.0,
+    elo0: float | None = None,
+    elo1: float | None = None,
+    elo_model: str = VersionTest.EloModel.LOGISTIC,
     alpha: float = 0.05,
     beta: float = 0.05,
     max_games: int | None = None,
@@ -134,7 +132,11 @@ def version_test_create(
         raise ForbiddenError("Only the bot's owner can test its versions.")
     if not bot.active:
         raise ServiceError(f"Bot {bot.name!r} is deactivated.", fields={"bot": ["inactive bot"]})
-    max_games = settings.ARBITER_VERSION_TEST_MAX_GAMES if max_games is None else max_games
+    elo0 = settings.ARBITER_VERSION_TEST_ELO0 if elo0 is None else elo0
+    elo1 = settings.ARBITER_VERSION_TEST_ELO1 if elo1 is None else elo1
+    if elo_model not in VersionTest.EloModel.values:
+        raise ServiceError("elo_model is logistic or normalized.", fields={"elo_model": ["invalid choice"]})
+    max_games = settings.ARBITER_VERSION_TEST_DEFAULT_MAX_GAMES if max_games is None else max_games
     _validate_numbers(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, max_games=max_games)
     in_flight = settings.ARBITER_VERSION_TEST_PAIRS_IN_FLIGHT if pairs_in_flight is None else pairs_in_flight
     if not 1 <= in_flight <= 64:
@@ -156,6 +158,7 @@ def version_test_create(
             baseline=baseline,
             elo0=elo0,
             elo1=elo1,
+            elo_model=elo_model,
             alpha=alpha,
             beta=beta,
             max_games=max_games,
@@ -216,9 +219,17 @@ def _top_up(test: VersionTest, *, created: int, in_flight: int) -> int:
 
 
 def _pairs(test: VersionTest) -> tuple[list[tuple[float, float]], int, int]:
-    """The candidate's two scores per complete pair, the number of pairs created, and pairs still in play."""
-    links = list(VersionTestMatch.objects.filter(test=test).values_list("pair", "game", "match_id", "match__status"))
-    finished = [match_id for _, _, match_id, status in links if status == Match.Status.FINISHED]
+    """The candidate's two scores per complete pair in the order the pairs completed, the number of pairs
+    created, and pairs still in play.
+
+    The order matters to the SPRT's overshoot correction, which follows the LLR's path.
+    """
+    links = list(
+        VersionTestMatch.objects.filter(test=test).values_list(
+            "pair", "game", "match_id", "match__status", "match__finished_at"
+        )
+    )
+    finished = [match_id for _, _, match_id, status, _ in links if status == Match.Status.FINISHED]
     # The candidate's side rank and the other side's, per finished match.
     ranks: dict[int, dict[bool, int]] = defaultdict(dict)
     seats = MatchSeat.objects.filter(match_id__in=finished).values_list("match_id", "bot_version_id", "rank")
@@ -227,21 +238,21 @@ def _pairs(test: VersionTest) -> tuple[list[tuple[float, float]], int, int]:
             continue
         mine = version == test.candidate_id
         ranks[match_id][mine] = min(ranks[match_id].get(mine, rank), rank)
-    by_pair: dict[int, dict[int, float | None]] = defaultdict(dict)
+    by_pair: dict[int, dict[int, tuple[float, Any] | None]] = defaultdict(dict)
     in_play: set[int] = set()
-    for pair, game, match_id, status in links:
+    for pair, game, match_id, status, finished_at in links:
         if status in IN_PLAY:
             in_play.add(pair)
         sides = ranks.get(match_id, {})
-        score = pair_score(sides[True], sides[False]) if status == Match.Status.FINISHED and len(sides) == 2 else None
-        by_pair[pair][game] = score
-    complete = [
-        (games[0], games[1])
-        for _, games in sorted(by_pair.items())
-        if games.get(0) is not None and games.get(1) is not None
-    ]
+        done = status == Match.Status.FINISHED and len(sides) == 2
+        by_pair[pair][game] = (pair_score(sides[True], sides[False]), finished_at) if done else None
+    complete = sorted(
+        (max(first[1], second[1]), pair, (first[0], second[0]))
+        for pair, games in by_pair.items()
+        if (first := games.get(0)) is not None and (second := games.get(1)) is not None
+    )
     created = max(by_pair) + 1 if by_pair else 0
-    return complete, created, len(in_play)  # type: ignore[return-value]
+    return [scores for _, _, scores in complete], created, len(in_play)
 
 
 def _stop(test: VersionTest, status: str) -> int:
@@ -267,7 +278,7 @@ def version_test_advance(*, test_id: int) -> VersionTest | None:
         if test is None or test.status != VersionTest.Status.RUNNING:
             return test
         complete, created, in_play = _pairs(test)
-        status = _sprt(test).status_from_counts(counts(complete))
+        status = version_test_sprt(test).status(complete)
         data = status.counts
         test.wins, test.draws, test.losses = data.wins, data.draws, data.losses
         test.pentanomial = list(data.pentanomial)

@@ -8,10 +8,6 @@ from tournaments.ratings.stats.bradley_terry import ELO_PER_NATURAL, Fit, Game, 
 from tournaments.ratings.stats.gsprt import llr_logistic, llr_normalized
 from tournaments.ratings.stats.pool import pool_fit
 from tournaments.ratings.stats.sprt import (
-    VERSION_TEST_ELO0,
-    VERSION_TEST_ELO1,
-    VERSION_TEST_MAX_GAMES,
-    VERSION_TEST_MAX_GAMES_LIMIT,
     Counts,
     Decision,
     EloModel,
@@ -29,10 +25,6 @@ from tournaments.ratings.stats.table import ErrorBar, LosMatrix
 
 __all__ = [
     "ELO_PER_NATURAL",
-    "VERSION_TEST_ELO0",
-    "VERSION_TEST_ELO1",
-    "VERSION_TEST_MAX_GAMES",
-    "VERSION_TEST_MAX_GAMES_LIMIT",
     "Counts",
     "Decision",
     "EloModel",

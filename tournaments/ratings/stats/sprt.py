@@ -40,14 +40,6 @@ from dataclasses import dataclass
 
 from tournaments.ratings.stats.gsprt import llr_logistic, llr_normalized, logistic_score
 
-# What a version test uses when the user does not say, and the most games an operator
-# lets one play (docs/ratings.md has the simulation figures behind them).  Sprt's own
-# defaults stay those of a plain statistical test.
-VERSION_TEST_ELO0 = 0.0
-VERSION_TEST_ELO1 = 40.0
-VERSION_TEST_MAX_GAMES = 2000
-VERSION_TEST_MAX_GAMES_LIMIT = 20_000
-
 
 class EloModel(enum.StrEnum):
     """The scale of ``elo0`` and ``elo1``."""
