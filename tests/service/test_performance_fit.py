@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import timedelta
 from typing import Any
 
@@ -135,8 +136,34 @@ def test_large_field_serves_the_stale_table_marked(
     stale = tournament_performance(tournament=tournament, order=order)
     assert stale["stale"] and stale["computed_at"] == row.computed_at.isoformat()
     assert stale["players"] == row.payload["players"]
-    # Shown in another order: LOS is dropped where the row below changed.
+    # Shown in another order: LOS over the next row comes from the stored matrix, the last row has none.
     swapped = [order[1], order[0], order[2]]
     shown = tournament_performance(tournament=tournament, order=swapped)
-    assert shown["stale"] and all(p["los_next"] is None for p in shown["players"].values())
+    assert shown["stale"] and shown["players"][str(swapped[2])]["los_next"] is None
+    matrix = row.payload["los"]
+    at = {v: k for k, v in enumerate(matrix["players"])}
+    for here, below in itertools.pairwise(swapped):
+        assert shown["players"][str(here)]["los_next"] == matrix["los"][at[here]][at[below]]
     assert shown["players"][str(order[0])]["perf_elo"] == row.payload["players"][str(order[0])]["perf_elo"]
+
+
+def test_the_los_matrix_covers_every_pair_and_agrees_with_itself(user: Any, make_bot: Any, play: Any) -> None:
+    from tournaments.competitions.selectors.standings import tournament_los, tournament_standings
+
+    bots = [make_bot() for _ in range(3)]
+    tournament = _tournament(user, bots, games_per_pairing=2)
+    strongest = bots[0].versions.get().id
+    _play_all(tournament, play, strongest, limit=tournament.matches.count())
+    table = tournament_los(tournament=tournament)
+    order = [p["bot_version"] for p in table["participants"]]
+    assert order == [r["bot_version"] for r in tournament_standings(tournament=tournament)]
+    los = table["los"]
+    for r in range(3):
+        assert los[r][r] is None
+        for c in range(3):
+            if r != c:
+                assert abs(los[r][c] + los[c][r] - 1.0) < 1e-3
+    assert order[0] == strongest and los[0][1] > 0.5 and los[0][2] > 0.5
+    # The standings' "LOS over the next row" is the matrix's entry for that pair.
+    rows = tournament_standings(tournament=tournament)
+    assert rows[0]["los_next"] == round(los[0][1], 4)

@@ -43,6 +43,7 @@ urlpatterns = [
         tournaments.TournamentStandingsApi.as_view(),
         name="api-tournament-standings",
     ),
+    path("tournaments/<int:tournament_id>/los/", tournaments.TournamentLosApi.as_view(), name="api-tournament-los"),
     path(
         "tournaments/<int:tournament_id>/crosstable/",
         tournaments.TournamentCrosstableApi.as_view(),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from engines import IllegalMoveError, InvalidOptionsError, UnknownEngineError, get_engine
+from engines import IllegalMoveError, InvalidOptionsError, InvalidStateError, UnknownEngineError, get_engine
 from tournaments.matches.models import Match
 
 # Keys a seat's own observation adds to the public one: the only secrets embedded.
@@ -62,15 +62,13 @@ def replay_build(*, match: Match, visible_seats: set[int]) -> ReplayData:
     data = ReplayData(game=match.game_id, seats=match.seats)
     try:
         engine = get_engine(match.game_id)
-        state = engine.new_state(match.options, seed=match.seed, seats=match.seats)
-    except (UnknownEngineError, InvalidOptionsError) as exc:
+        # The rules of the version that played it: an engine keeps its older versions for replays.
+        state = engine.new_state_for_version(
+            match.engine_version or engine.version, match.options, seed=match.seed, seats=match.seats
+        )
+    except (UnknownEngineError, InvalidOptionsError, InvalidStateError) as exc:
         data.problem = f"cannot replay: {exc}"
         return data
-    if match.engine_version and engine.version != match.engine_version:
-        data.problem = (
-            f"recorded with {match.game_id} {match.engine_version}, the engine is now {engine.version}; "
-            "the replay may differ"
-        )
     hidden = engine.hidden_information
     seats = sorted(s for s in visible_seats if 0 <= s < match.seats) if hidden else []
     observations: list[dict[str, Any]] = []

@@ -18,6 +18,7 @@ from tournaments.competitions.filters import TournamentFilter
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.selectors.standings import (
     tournament_crosstable,
+    tournament_los,
     tournament_progress,
     tournament_standings_with_fit,
 )
@@ -217,6 +218,26 @@ class TournamentStandingsApi(APIView):
                 **tournament_standings_with_fit(tournament=tournament),
             }
         )
+
+
+class LosSerializer(serializers.Serializer):
+    tournament = serializers.IntegerField()
+    participants = ParticipantSerializer(many=True, help_text="Standings order; rows and columns follow it.")
+    los = serializers.ListField(
+        child=serializers.ListField(child=serializers.FloatField(allow_null=True)),
+        help_text="los[r][c]: the probability that participant r is truly stronger than c (null on the diagonal).",
+    )
+
+
+class TournamentLosApi(APIView):
+    @extend_schema(
+        summary="Likelihood of superiority, every participant over every other",
+        description="From the whole-tournament fit behind perf_elo, which accounts for draws.",
+        responses={200: LosSerializer},
+    )
+    def get(self, request: Request, tournament_id: int) -> Response:
+        tournament = _tournament(tournament_id)
+        return Response({"tournament": tournament.id, **tournament_los(tournament=tournament)})
 
 
 class TournamentCrosstableApi(APIView):

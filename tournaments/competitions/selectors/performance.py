@@ -32,7 +32,8 @@ from tournaments.matches.models import Match
 from tournaments.ratings.models import Rating
 from tournaments.ratings.stats import Game, fit
 
-PAYLOAD_VERSION = 1
+# 2: draw-aware intervals (a sandwich covariance) and the LOS matrix.
+PAYLOAD_VERSION = 2
 
 
 def finished_match_count(*, tournament: Tournament) -> int:
@@ -78,6 +79,8 @@ def performance_compute(*, tournament: Tournament, order: Sequence[int]) -> dict
         "first_move_advantage": result.first_move_advantage,
         "first_move_stderr": result.first_move_stderr,
         "components": result.components,
+        # Every player over every other, in table order: LOS over the next row in any order comes from here.
+        "los": result.los_matrix(players=order).to_json(),
         "players": {
             str(row.player): {
                 "perf_elo": row.rating,
@@ -118,7 +121,7 @@ def tournament_performance(*, tournament: Tournament, order: Sequence[int]) -> d
 
 
 def _reordered(payload: dict[str, Any], order: list[int]) -> dict[str, Any]:
-    """A cached payload shown in another order: ``los_next`` only where the next row is unchanged."""
+    """A cached payload shown in another order: ``los_next`` read from its LOS matrix."""
     cached_next = dict(zip(payload["order"], payload["order"][1:], strict=False))
     players = {}
     for k, version in enumerate(order):
@@ -126,9 +129,30 @@ def _reordered(payload: dict[str, Any], order: list[int]) -> dict[str, Any]:
         if entry is None:
             continue
         shown_next = order[k + 1] if k + 1 < len(order) else None
-        keep = shown_next is not None and cached_next.get(version) == shown_next
-        players[str(version)] = {**entry, "los_next": entry["los_next"] if keep else None}
+        if shown_next is None or cached_next.get(version) != shown_next:
+            entry = {**entry, "los_next": los_of(payload, version, shown_next)}
+        players[str(version)] = entry
     return {**payload, "order": order, "players": players}
+
+
+def los_of(payload: dict[str, Any], version: int, other: int | None) -> float | None:
+    """The table's LOS of ``version`` over ``other`` (None when either is not in it)."""
+    matrix = payload["los"]
+    index = {player: k for k, player in enumerate(matrix["players"])}
+    if other is None or version not in index or other not in index:
+        return None
+    value: float | None = matrix["los"][index[version]][index[other]]
+    return value
+
+
+def tournament_los_matrix(*, tournament: Tournament, order: Sequence[int]) -> dict[str, Any]:
+    """LOS of every participant over every other, rows and columns in ``order`` (the standings)."""
+    table = tournament_performance(tournament=tournament, order=order)
+    shown = [v for v in order if str(v) in table["players"]]
+    return {
+        "players": shown,
+        "los": [[los_of(table, row, column) if row != column else None for column in shown] for row in shown],
+    }
 
 
 def standings_with_performance(rows: list[dict[str, Any]], table: dict[str, Any]) -> list[dict[str, Any]]:

@@ -18,7 +18,11 @@ from typing import Any
 from django.db.models import Count
 
 from tournaments.competitions.models import Participant, Tournament
-from tournaments.competitions.selectors.performance import standings_with_performance, tournament_performance
+from tournaments.competitions.selectors.performance import (
+    standings_with_performance,
+    tournament_los_matrix,
+    tournament_performance,
+)
 from tournaments.competitions.selectors.results import FinishedGame, tournament_finished_games
 from tournaments.matches.models import Match
 from tournaments.ratings.elo import outcome, pair_score
@@ -180,6 +184,24 @@ def tournament_standings_with_fit(*, tournament: Tournament) -> dict[str, Any]:
     return {
         "standings": standings_with_performance(rows, table),
         "performance_fit": {key: table[key] for key in FIT_SUMMARY},
+    }
+
+
+def tournament_los(*, tournament: Tournament) -> dict[str, Any]:
+    """The likelihood of superiority of every participant over every other, in standings order.
+
+    From the whole-tournament fit behind ``perf_elo``: ``los[r][c]`` is the
+    probability that row ``r`` is truly stronger than column ``c``.
+    """
+    rows = _base_rows(tournament)
+    matrix = tournament_los_matrix(tournament=tournament, order=[r["bot_version"] for r in rows])
+    by_version = {r["bot_version"]: r for r in rows}
+    return {
+        "participants": [
+            {key: by_version[v][key] for key in ("bot_version", "bot", "bot_name", "version", "owner")}
+            for v in matrix["players"]
+        ],
+        "los": matrix["los"],
     }
 
 
