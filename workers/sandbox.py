@@ -1,20 +1,23 @@
 """Starting one bot in a bubblewrap sandbox, measuring it, and killing all of it.
 
 Each running bot gets a slot: an unprivileged uid/gid (``first_uid + n``) that
-no other bot uses at the same time.  The launch chain, all exec wrappers so
-nothing runs in a forked copy of a threaded worker, is::
+no other bot uses at the same time, locked machine-wide (``workers.slots``),
+and that slot's control group (``workers.botgroup``), which holds every
+process the bot ever starts.  The launch chain (``workers.launch``) is::
 
-    prlimit --as --cpu --nproc --nofile --fsize --core=0 --
-      setpriv --reuid SLOT --regid SLOT --clear-groups --
-        bwrap --unshare-all --disable-userns ... --seccomp FD -- COMMAND
+    sh (gate, rlimits) -> setpriv --reuid SLOT -> bwrap --unshare-all ... --seccomp FD -> COMMAND
 
-``bwrap`` therefore starts as the slot uid and builds an unprivileged user
-namespace with no network, a read-only ``/usr``, the bot's own read-only copy
-at ``/bot``, small tmpfs ``/tmp`` and ``/dev/shm``, a fresh ``/proc`` and no
-``/etc``, ``/home``, ``/root``, project files or sockets.  RLIMIT_NPROC counts
-per real uid, which is why every bot needs its own.  When a bot ends, every
-process of its slot uid is killed by scanning ``/proc``, so a double-forked
-``setsid`` daemon does not outlive its match either.
+The worker moves the first process into the slot's control group and onto the
+match's CPU before it may go on, so nothing escapes either.  ``bwrap`` then
+builds an unprivileged user namespace with no network, a read-only ``/usr``,
+the bot's own read-only copy at ``/bot``, small ``/tmp`` and ``/dev/shm``
+(mounted by the worker with an inode cap where it may mount), a fresh
+``/proc`` whose host-wide counters are replaced by static files, and no
+``/etc``, ``/home``, ``/root``, project files or sockets.
+
+:func:`capabilities` reports what this host allows (control groups, inode
+caps, seccomp) and what falls back; ``/healthz`` and the worker's start-up
+log show it.
 """
 
 from __future__ import annotations
@@ -28,26 +31,20 @@ import tempfile
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from workers import seccomp
+from workers import launch, mounts, seccomp, slots
+from workers.botgroup import slot_group
 from workers.botprocess import BotProcess
+from workers.cgroups import CgroupError
 from workers.limits import SandboxLimits
-from workers.slots import (
-    NoFreeSlotError,
-    Slot,
-    acquire_slot,
-    ensure_private_dir,
-    kill_uid,
-    tasks_of_uid,
-)
+from workers.slots import NoFreeSlotError, Slot, SlotRangeError, acquire_slot, ensure_private_dir, tasks_of_uid
 
 log = logging.getLogger(__name__)
 
 BWRAP = "bwrap"
 # The only environment a bot (and bwrap itself) ever sees: nothing of the worker's.
 BOT_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"}
-# Harmless parts of /etc that toolchains need (dynamic linker cache, alternatives symlinks).
-_ETC_WHITELIST = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime")
 
 
 class InfrastructureError(RuntimeError):
@@ -56,6 +53,17 @@ class InfrastructureError(RuntimeError):
 
 class SandboxUnavailableError(InfrastructureError):
     """bubblewrap (or util-linux) is missing or cannot create a sandbox on this machine."""
+
+
+class ExternalKillError(InfrastructureError):
+    """A bot was killed (or its memory taken) by something outside the sandbox, not by its own doing.
+
+    The attempt says nothing about the bots: the service runs the match again and never rates it.
+    """
+
+    def __init__(self, seat: int, detail: str) -> None:
+        super().__init__(f"seat {seat}: {detail}")
+        self.seat, self.detail = seat, detail
 
 
 @dataclass(frozen=True)
@@ -96,13 +104,6 @@ def copy_bot(source: Path, dest: Path) -> None:
 _checked: dict[tuple[object, ...], str | None] = {}
 
 
-def _tool(name: str, package: str) -> str:
-    path = shutil.which(name, path="/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin")
-    if path is None:
-        raise SandboxUnavailableError(f"{name} is not installed; install the Debian package `{package}`")
-    return path
-
-
 def sandbox_available(limits: SandboxLimits) -> bool:
     """True when bots will run inside bubblewrap (False: unsandboxed fallback allowed and needed)."""
     try:
@@ -121,10 +122,9 @@ def _self_test(limits: SandboxLimits) -> None:
     time, so that a passing problem never leaves a worker without its sandbox for good.
     A busy slot pool raises InfrastructureError, which says nothing about the sandbox.
     """
-    key = (limits.runtime_path(), limits.lock_path(), limits.first_uid, limits.seccomp, BWRAP)
+    key = (limits, BWRAP)
     if key in _checked:
         return
-    _tool(BWRAP, "bubblewrap")
     empty = BotProgram(Path(tempfile.gettempdir()), ("/usr/bin/true",))
     proc = start_bot(empty, limits, 5, _skip_check=True, _empty=True)
     try:
@@ -146,37 +146,37 @@ def _self_test(limits: SandboxLimits) -> None:
     _checked[key] = None
 
 
-def _bwrap_args(limits: SandboxLimits, botdir: Path, seccomp_fd: int | None) -> list[str]:
-    args = [
-        _tool(BWRAP, "bubblewrap"),
-        "--unshare-all",
-        "--unshare-user",
-        "--disable-userns",
-        "--die-with-parent",
-        "--new-session",
-        "--cap-drop",
-        "ALL",
-        "--hostname",
-        "arbiter",
-        "--ro-bind",
-        "/usr",
-        "/usr",
-    ]
-    for link in ("bin", "lib", "lib64", "sbin", "lib32", "libx32"):
-        if os.path.islink(f"/{link}"):
-            args += ["--symlink", os.readlink(f"/{link}"), f"/{link}"]
-    for path in _ETC_WHITELIST:
-        if os.path.exists(path):
-            args += ["--ro-bind", path, path]
-    args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev"]
-    args += ["--size", str(limits.shm_mb << 20), "--tmpfs", "/dev/shm"]
-    args += ["--size", str(limits.tmp_mb << 20), "--tmpfs", "/tmp"]
-    args += ["--ro-bind", str(botdir), "/bot", "--chdir", "/bot"]
-    # bwrap's own root is a tmpfs the bot could otherwise fill without limit: freeze it last.
-    args += ["--remount-ro", "/"]
-    if seccomp_fd is not None:
-        args += ["--seccomp", str(seccomp_fd)]
-    return args
+def capabilities(limits: SandboxLimits) -> dict[str, Any]:
+    """What this worker's sandbox has and lacks, JSON-ready (for /healthz and the start-up log).
+
+    Runs the self-test (remembered once passed).  ``gaps`` lists, in words, every protection
+    that falls back to something weaker here; empty on a fully equipped host.
+    """
+    sandboxed = sandbox_available(limits)
+    runtime = ensure_private_dir(limits.runtime_path())
+    plan = launch.plan(limits, sandboxed, runtime, BWRAP)
+    gaps = []
+    if not sandboxed:
+        gaps.append("no bubblewrap: bots run unsandboxed (ARBITER_ALLOW_UNSANDBOXED)")
+    if os.geteuid() != 0:
+        gaps.append("not root: no slot uids, no control groups; bots share the worker's uid")
+    if not plan.cgroups.usable:
+        gaps.append(f"no control groups ({plan.cgroups.reason}): memory is limited per process and by sampling, "
+                    "off-move bots are reniced, the clock sums /proc")  # fmt: skip
+    if sandboxed and not plan.own_tmpfs:
+        gaps.append("no inode cap on /tmp and /dev/shm (the worker may not mount)")
+    if sandboxed and plan.seccomp_program is None:
+        gaps.append("no seccomp filter (turned off, or no syscall table for this machine)")
+    return {
+        "sandbox": "bubblewrap" if sandboxed else "none",
+        "cgroups": plan.cgroups.describe(),
+        "tmpfs_inode_cap": plan.own_tmpfs,
+        "seccomp": plan.seccomp_program is not None,
+        "cpus": list(plan.cpus) if limits.pin_cpu else None,
+        "slots": {"first_uid": limits.first_uid, "count": limits.slots, "lock_dir": str(limits.lock_path())},
+        "incidents": dict(slots.incidents),
+        "gaps": gaps,
+    }
 
 
 def start_bot(
@@ -184,97 +184,134 @@ def start_bot(
     limits: SandboxLimits,
     cpu_seconds: int,
     *,
+    cpu: int | None = None,
     _skip_check: bool = False,
     _empty: bool = False,
 ) -> BotProcess:
-    """Start ``program`` in its own sandbox and slot, stdin/stdout/stderr as pipes.
+    """Start ``program`` in its own sandbox, slot and control group, stdin/stdout/stderr as pipes.
 
-    Raises SandboxUnavailableError when bwrap is missing (unless unsandboxed runs are allowed)
-    and InfrastructureError when no slot is free or the per-match copy cannot be made.
+    ``cpu`` pins the bot (and everything it starts) to that CPU.  Raises
+    SandboxUnavailableError when bwrap is missing (unless unsandboxed runs are allowed) or this
+    installation's uid range collides with another's, and InfrastructureError when no slot is
+    free or the slot's group or per-match copy cannot be made.
     """
     sandboxed = True if _skip_check else sandbox_available(limits)
     try:
         runtime = ensure_private_dir(limits.runtime_path())
+        plan = launch.plan(limits, sandboxed, runtime, BWRAP)
+    except launch.ToolMissingError as exc:
+        raise SandboxUnavailableError(str(exc)) from None
     except OSError as exc:
         raise InfrastructureError(f"sandbox runtime directory unusable: {exc}") from exc
-    is_root = os.geteuid() == 0
-    slot = None
-    if is_root:
-        try:
-            slot = acquire_slot(limits.lock_path(), limits.first_uid, limits.slots)
-        except NoFreeSlotError as exc:
-            raise InfrastructureError(str(exc)) from None
+    slot = _acquire(limits) if os.geteuid() == 0 else None
     # A slot's copy lives at a fixed path: whatever a crashed worker left there is removed by the
     # next holder of the slot (who alone may touch it, holding the slot's lock).
     workdir = runtime / (f"slot-{slot.uid}" if slot is not None else f"bot-{uuid.uuid4().hex}")
+    group = None
     try:
-        if slot is not None:
-            shutil.rmtree(workdir, ignore_errors=True)
-        os.mkdir(workdir, 0o711)
-        botdir = workdir / "bot"
-        if _empty:
-            os.mkdir(botdir, 0o755)
-        else:
-            copy_bot(Path(program.directory), botdir)
-        if slot is not None:
-            # Leftovers of a previous holder (should be none): never share a uid with them.
-            kill_uid(slot.uid)
-        argv = [_tool("prlimit", "util-linux")]
-        argv += [
-            f"--as={limits.memory_mb << 20}",
-            f"--cpu={cpu_seconds}:{cpu_seconds + 1}",
-            f"--nofile={limits.open_files}",
-            f"--fsize={limits.file_size_mb << 20}",
-            "--core=0",
-        ]
-        # RLIMIT_NPROC counts every task of the real uid, hence one uid per bot.  Without root
-        # (no slot uids) the bot shares the worker's uid: allow what already runs plus the limit.
-        if slot is not None:
-            argv += [f"--nproc={limits.processes}", "--", _tool("setpriv", "util-linux")]
-            argv += ["--reuid", str(slot.uid), "--regid", str(slot.uid), "--clear-groups"]
-        elif os.geteuid() != 0:
-            argv.append(f"--nproc={tasks_of_uid(os.getuid()) + limits.processes}")
-        argv.append("--")
-        seccomp_fd = args_fd = None
-        if sandboxed:
-            program_bpf = seccomp.build_filter() if limits.seccomp else None
-            if program_bpf is not None:
-                seccomp_fd = seccomp.filter_fd(program_bpf)
-            bwrap, *options = _bwrap_args(limits, botdir, seccomp_fd)
-            # Options go through a file descriptor (--args): the bot can read its init's
-            # /proc/1/cmdline, which then shows no host paths.
-            args_fd = seccomp.filter_fd(b"".join(o.encode() + b"\0" for o in options))
-            argv += [bwrap, "--args", str(args_fd), "--", *program.command]
-            cwd = "/"
-        else:
-            argv += list(program.command)
-            cwd = str(botdir)
-        try:
-            popen = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=cwd,
-                env=dict(BOT_ENV),
-                close_fds=True,
-                pass_fds=tuple(fd for fd in (seccomp_fd, args_fd) if fd is not None),
-                start_new_session=True,
-            )
-        finally:
-            for fd in (seccomp_fd, args_fd):
-                if fd is not None:
-                    os.close(fd)
+        if slot is not None and plan.cgroups.usable:
+            group = slot_group(plan.cgroups, slot.uid)
+            group.prepare(limits.memory_mb << 20, limits.processes, cpu)
+        _make_workdir(workdir, program, limits, plan, slot, _empty)
+        popen = _launch(plan, workdir, program, slot, cpu_seconds, group is None)
+    except (OSError, CgroupError) as exc:
+        _abandon(slot, workdir)
+        raise InfrastructureError(f"could not start a bot: {exc}") from exc
     except InfrastructureError:
         _abandon(slot, workdir)
         raise
+    proc = BotProcess(popen, slot, workdir, sandboxed, limits.memory_mb, group, plan.seccomp_program is not None)
+    try:
+        if group is not None:
+            group.attach(popen.pid)
+        if cpu is not None:
+            os.sched_setaffinity(popen.pid, {cpu})
+        os.write(popen.stdin.fileno(), launch.GATE)  # type: ignore[union-attr]
     except OSError as exc:
-        _abandon(slot, workdir)
-        raise InfrastructureError(f"could not start a bot: {exc}") from exc
-    return BotProcess(popen, slot, workdir, sandboxed, limits.memory_mb)
+        proc.kill()
+        proc.cleanup()
+        raise InfrastructureError(f"could not place a bot in its control group: {exc}") from exc
+    return proc
+
+
+def _acquire(limits: SandboxLimits) -> Slot:
+    try:
+        return acquire_slot(limits.lock_path(), limits.first_uid, limits.slots)
+    except NoFreeSlotError as exc:
+        raise InfrastructureError(str(exc)) from None
+    except SlotRangeError as exc:
+        raise SandboxUnavailableError(str(exc)) from None
+
+
+def _make_workdir(
+    workdir: Path, program: BotProgram, limits: SandboxLimits, plan: launch.LaunchPlan, slot: Slot | None, empty: bool
+) -> None:
+    """The bot's copy, and its own /tmp and /dev/shm mounts where the worker may mount."""
+    if slot is not None:
+        mounts.remove_tree(workdir)
+    os.mkdir(workdir, 0o711)
+    botdir = workdir / "bot"
+    if empty:
+        os.mkdir(botdir, 0o755)
+    else:
+        copy_bot(Path(program.directory), botdir)
+    if plan.own_tmpfs and slot is not None:
+        for name, size_mb in (("tmp", limits.tmp_mb), ("shm", limits.shm_mb)):
+            os.mkdir(workdir / name, 0o700)
+            mounts.mount_tmpfs(workdir / name, size_mb << 20, limits.tmp_inodes, slot.uid)
+
+
+def _launch(
+    plan: launch.LaunchPlan,
+    workdir: Path,
+    program: BotProgram,
+    slot: Slot | None,
+    cpu_seconds: int,
+    need_nproc: bool,
+) -> subprocess.Popen[bytes]:
+    """Start the launch chain, waiting at its gate (see ``workers.launch``)."""
+    limits = plan.limits
+    nproc = None
+    if slot is not None and need_nproc:
+        nproc = limits.processes  # RLIMIT_NPROC counts every task of the real uid: one uid per bot
+    elif slot is None and os.geteuid() != 0:
+        # Without slot uids the bot shares the worker's uid: allow what already runs plus the limit.
+        nproc = tasks_of_uid(os.getuid()) + limits.processes
+    argv = [plan.sh, "-c", plan.rlimit_script(cpu_seconds, nproc), "sh"]
+    if slot is not None and plan.setpriv:
+        argv += [plan.setpriv, "--reuid", str(slot.uid), "--regid", str(slot.uid), "--clear-groups", "--"]
+    seccomp_fd = args_fd = None
+    try:
+        if plan.sandboxed:
+            if plan.seccomp_program is not None:
+                seccomp_fd = seccomp.filter_fd(plan.seccomp_program)
+            options = plan.bwrap_options(workdir, seccomp_fd)
+            # Options go through a file descriptor (--args): the bot can read its init's
+            # /proc/1/cmdline, which then shows no host paths.
+            args_fd = seccomp.filter_fd(b"".join(o.encode() + b"\0" for o in options[1:]))
+            argv += [options[0], "--args", str(args_fd), "--", *program.command]
+            cwd = "/"
+        else:
+            argv += list(program.command)
+            cwd = str(workdir / "bot")
+        return subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=dict(BOT_ENV),
+            close_fds=True,
+            pass_fds=tuple(fd for fd in (seccomp_fd, args_fd) if fd is not None),
+            start_new_session=True,
+        )
+    finally:
+        for fd in (seccomp_fd, args_fd):
+            if fd is not None:
+                os.close(fd)
 
 
 def _abandon(slot: Slot | None, workdir: Path) -> None:
+    mounts.remove_tree(workdir)
     if slot is not None:
         slot.release()
-    shutil.rmtree(workdir, ignore_errors=True)
