@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 RANDOM_BOT = REPO / "bots" / "random_bot.py"
 # Short clocks keep the suites fast; timeouts are tested with these.
 FAST = Clock(move_ms=400, game_ms=5000, startup_ms=4000)
-FIRST_UID = 61000  # away from the service's default pool (60000+) so a running worker is not disturbed
+FIRST_UID = 61200  # away from the service's default pool (60000+) and from older test runs (61000+)
 SLOTS = 8
 
 
