@@ -98,6 +98,9 @@ class SlotGroup:
                     raise CgroupError(exc.errno, f"cannot make {directory}: {exc.strerror}") from None
                 if controller == "cpuset" and self.version == 1:
                     write_text(directory / "cpuset.mems", read_text(directory.parent / "cpuset.mems").strip())
+        # Another worker process may have held the slot since: what we last wrote says nothing.
+        self._written.clear()
+        self.on_move = None
         if not self.empty():
             # A worker that died while holding the slot left these: they are ours (our group).
             self.kill()

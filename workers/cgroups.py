@@ -10,6 +10,10 @@ machine or container puts on the worker still hold for its bots)::
 
     <worker's group>/arbiter/slot-<uid>
 
+``arbiter`` weighs ten ordinary groups in the CPU controller: the bot on move
+(full weight inside it) keeps its CPU beside busy neighbours, while bots off
+move are idle-weighted inside it and get only what nothing else wants.
+
 cgroup v2 is used where it is mounted with the memory, pids and cpu
 controllers available to the worker (delegated, in a container); otherwise
 cgroup v1 with the memory, pids, cpu and cpuacct hierarchies (cpuset is used
@@ -36,6 +40,10 @@ GROUP_DIR = "arbiter"
 V2_WORKER_LEAF = "arbiter-worker"
 V1_NEEDED = ("memory", "pids", "cpu", "cpuacct")
 V2_NEEDED = ("memory", "pids", "cpu")
+# The bots' group weighs this many ordinary processes (groups) against the rest of the worker's
+# machine or container: a bot on move gets its CPU even beside busy neighbours (off-move bots are
+# idle-weighted inside it, so this never lifts them).
+BOTS_CPU_WEIGHT = 10
 
 
 class CgroupError(OSError):
@@ -140,6 +148,7 @@ def _detect_v1() -> CgroupSupport:
             bases[name].mkdir(exist_ok=True)
         with contextlib.suppress(CgroupError):  # always on (and read-only) on recent kernels
             write_text(bases["memory"] / "memory.use_hierarchy", "1")
+        write_text(bases["cpu"] / "cpu.shares", str(1024 * BOTS_CPU_WEIGHT))
     except OSError as exc:
         return CgroupSupport(None, f"cgroup v1 is mounted but not writable here ({exc})")
     if "cpuset" in bases:
@@ -176,6 +185,7 @@ def _detect_v2() -> CgroupSupport:
         base = own / GROUP_DIR
         base.mkdir(exist_ok=True)
         _v2_enable(base, wanted, is_root=False)
+        write_text(base / "cpu.weight", str(100 * BOTS_CPU_WEIGHT))
     except OSError as exc:
         return CgroupSupport(None, f"cgroup v2 at {own} is not delegated to this worker ({exc})")
     cpuset = "cpuset" in wanted

@@ -27,7 +27,7 @@ from workers.conversation import BotPipes, Conversation, SeatFault, clean_text
 from workers.cpus import CpuLease, lease_cpu
 from workers.limits import SandboxLimits
 from workers.match import Clock, MatchRecord, MatchSpec, MoveRecord, SeatRecord, SeatStatus, Termination
-from workers.sandbox import BotProgram, start_bot
+from workers.sandbox import BotProgram, start_bot, uses_cgroups
 from workers.slots import become_subreaper, ensure_private_dir
 
 log = logging.getLogger(__name__)
@@ -104,8 +104,12 @@ def _play_turns(
 
 
 def _lease(limits: SandboxLimits) -> CpuLease | None:
-    """The match's CPU, when bots are pinned (the lock files sit with the slot locks)."""
-    if not limits.pin_cpu:
+    """The match's CPU, when bots are pinned (the lock files sit with the slot locks).
+
+    Only with control groups: there the bot off move gets almost nothing of the shared CPU.
+    Without them it would compete as an equal, so the bots are better spread by the kernel.
+    """
+    if not limits.pin_cpu or not uses_cgroups(limits):
         return None
     directory = limits.lock_path() if os.geteuid() == 0 else limits.runtime_path()
     return lease_cpu(ensure_private_dir(directory, 0o700 if os.geteuid() == 0 else 0o711))

@@ -36,7 +36,7 @@ from typing import Any
 from workers import launch, mounts, seccomp, slots
 from workers.botgroup import slot_group
 from workers.botprocess import BotProcess
-from workers.cgroups import CgroupError
+from workers.cgroups import CgroupError, detect
 from workers.limits import SandboxLimits
 from workers.slots import NoFreeSlotError, Slot, SlotRangeError, acquire_slot, ensure_private_dir, tasks_of_uid
 
@@ -177,6 +177,11 @@ def capabilities(limits: SandboxLimits) -> dict[str, Any]:
         "incidents": dict(slots.incidents),
         "gaps": gaps,
     }
+
+
+def uses_cgroups(limits: SandboxLimits) -> bool:
+    """True when bots get a control group each on this worker (root, and v1 or v2 usable)."""
+    return os.geteuid() == 0 and detect(limits.cgroups).usable
 
 
 def start_bot(
