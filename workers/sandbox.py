@@ -38,7 +38,15 @@ from workers.botgroup import slot_group
 from workers.botprocess import BotProcess
 from workers.cgroups import CgroupError, detect
 from workers.limits import SandboxLimits
-from workers.slots import NoFreeSlotError, Slot, SlotRangeError, acquire_slot, ensure_private_dir, tasks_of_uid
+from workers.slots import (
+    NoFreeSlotError,
+    Slot,
+    SlotRangeError,
+    acquire_slot,
+    become_subreaper,
+    ensure_private_dir,
+    tasks_of_uid,
+)
 
 log = logging.getLogger(__name__)
 
@@ -201,6 +209,9 @@ def start_bot(
     free or the slot's group or per-match copy cannot be made.
     """
     sandboxed = True if _skip_check else sandbox_available(limits)
+    # The sandbox's init often outlives bwrap: as a subreaper we reap it at once, where the
+    # machine's init might take its time (and the slot waits for it to be gone).
+    become_subreaper()
     try:
         runtime = ensure_private_dir(limits.runtime_path())
         plan = launch.plan(limits, sandboxed, runtime, BWRAP)
