@@ -4,9 +4,10 @@
    one-move match (start-up and teardown), divided by its moves; against a
    raw pipe round trip with a tiny echo child (one line out, one line back).
    Both are the best of a few runs: the machine's other load only adds noise.
-2. Start-up: starting ``python3 -c pass`` in a full sandbox (slot, copy,
-   prlimit, setpriv, bwrap, seccomp) and waiting for it to exit; against the
-   same command as a bare subprocess.
+2. Start-up: starting ``python3 -c pass`` in a full sandbox (slot, control
+   group, copy, mounts, the gated launcher, setpriv, bwrap, seccomp) and
+   waiting for it to exit; against the same command as a bare subprocess,
+   the two alternating.  Each part of the sandboxed start is shown as well.
 
     python -m bench.referee [--moves 4000] [--starts 20] [--trips 5000]
 """
@@ -26,10 +27,12 @@ from typing import Any
 
 import engines
 from engines.base import Engine, IllegalMoveError, Result, State
+from workers import botgroup, sandbox
+from workers.cpus import lease_cpu
 from workers.limits import SandboxLimits
 from workers.match import Clock, MatchSpec
 from workers.referee import play_match
-from workers.sandbox import BotProgram, sandbox_available, start_bot
+from workers.sandbox import BotProgram, capabilities, sandbox_available, start_bot
 
 PYTHON = "/usr/bin/python3"
 RANDOM_BOT = Path(__file__).resolve().parents[1] / "bots" / "random_bot.py"
@@ -131,25 +134,54 @@ def referee_move_us(moves: int, limits: SandboxLimits) -> tuple[float, float]:
     return (long - short) / (moves - 1) * 1e6, short
 
 
-def start_ms(starts: int, limits: SandboxLimits) -> tuple[float, float]:
-    """(sandboxed, bare) milliseconds to start python3 -c pass and see it exit."""
+def start_ms(starts: int, limits: SandboxLimits) -> tuple[float, float, dict[str, float]]:
+    """(sandboxed, bare) median milliseconds to start python3 -c pass and see it exit, and the parts.
+
+    Sandboxed and bare starts alternate, so that the machine's other load weighs on both alike.
+    The parts are the medians of each step of ``start_bot`` (timed by wrapping its helpers),
+    plus the end (kill, confirmation that the group is empty, cleanup), which is not in the start.
+    """
+    parts: dict[str, list[float]] = {}
+
+    def timed(module: Any, name: str, label: str) -> None:
+        inner = getattr(module, name)
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            t = time.perf_counter()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                parts.setdefault(label, []).append(time.perf_counter() - t)
+
+        setattr(module, name, wrapper)
+
+    timed(sandbox, "_acquire", "slot (lock, uid check)")
+    timed(botgroup.SlotGroup, "prepare", "group prepare (limits, counters)")
+    timed(sandbox, "_make_workdir", "copy and /tmp, /dev/shm mounts")
+    timed(sandbox, "_launch", "spawn the gated launcher")
+    timed(botgroup.SlotGroup, "attach", "move into the group")
+    lease = lease_cpu(limits.lock_path()) if limits.pin_cpu and sandbox.uses_cgroups(limits) else None
+    sandboxed, bare, ends = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         program = BotProgram(Path(tmp), (PYTHON, "-c", "pass"))
-        sandboxed = []
         for _ in range(starts):
             t = time.perf_counter()
-            proc = start_bot(program, limits, cpu_seconds=10)
+            proc = start_bot(program, limits, cpu_seconds=10, cpu=lease.cpu if lease else None)
             proc.wait(10.0)
             sandboxed.append(time.perf_counter() - t)
+            t = time.perf_counter()
             proc.kill()
             proc.cleanup()
-    bare = []
-    for _ in range(starts):
-        t = time.perf_counter()
-        subprocess.run([PYTHON, "-c", "pass"], check=True)
-        bare.append(time.perf_counter() - t)
-    med = lambda xs: sorted(xs)[len(xs) // 2]  # noqa: E731
-    return med(sandboxed) * 1000, med(bare) * 1000
+            ends.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            subprocess.run([PYTHON, "-c", "pass"], check=True)
+            bare.append(time.perf_counter() - t)
+    if lease is not None:
+        lease.release()
+    med = lambda xs: sorted(xs)[len(xs) // 2] * 1000  # noqa: E731
+    breakdown = {label: med(times) for label, times in parts.items()}
+    breakdown["end: kill, group empty, cleanup (not in the start)"] = med(ends)
+    return med(sandboxed), med(bare), breakdown
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -167,13 +199,18 @@ def main(argv: list[str] | None = None) -> int:
     # Wake-ups between processes depend on which cores they land on: keep the best of a few runs.
     trip = min(pipe_round_trip_us(args.trips) for _ in range(3))
     move, short = min(referee_move_us(args.moves, limits) for _ in range(2))
-    boxed, bare = start_ms(args.starts, limits)
+    boxed, bare, breakdown = start_ms(args.starts, limits)
     print(f"raw pipe round trip (echo child, {args.trips} trips): {trip:8.1f} us")
     print(f"referee per move (2 sandboxed random bots, {args.moves} moves): {move:8.1f} us  ratio {move / trip:5.1f}x")
     print(f"sandbox start-up, python3 -c pass (median of {args.starts}): {boxed:8.1f} ms")
     print(f"bare subprocess start-up, python3 -c pass (median of {args.starts}): {bare:8.1f} ms  "
           f"ratio {boxed / bare:5.2f}x")  # fmt: skip
     print(f"a one-move match, start to finish (2 bots): {short * 1000:8.1f} ms")
+    print("sandbox start-up, median of each part:")
+    for label, ms in breakdown.items():
+        print(f"    {label:52s} {ms:8.2f} ms")
+    caps = capabilities(limits)
+    print(f"control groups: {caps['cgroups']['detail']}; tmpfs inode cap: {caps['tmpfs_inode_cap']}")
     return 0
 
 

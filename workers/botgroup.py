@@ -12,11 +12,12 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from workers.cgroups import CgroupError, CgroupSupport, group_name, read_text, write_text
+from workers.cgroups import CgroupError, CgroupSupport, current_group, group_name, read_text, write_text
 
 # CPU weight of a bot on move and off move where cpu.idle is missing (v1 shares, v2 weight).
 _WEIGHTS = {1: ("cpu.shares", "1024", "2"), 2: ("cpu.weight", "100", "1")}
@@ -273,6 +274,28 @@ def _value(text: str, key: str) -> int:
         if k == key:
             return int(v)
     return 0
+
+
+def prime_migration(support: CgroupSupport) -> None:
+    """Start, in the background, what makes the next move of a process into a group quick.
+
+    Moving a process between groups first waits for an RCU grace period (milliseconds,
+    more on a busy machine) unless another move happened just before.  A start calls this
+    first and does its other work meanwhile; the bot's own move then finds the way clear.
+    The move made here is of this thread into the group it is already in: nothing changes.
+    """
+    threading.Thread(target=_move_self_in_place, args=(support.version,), daemon=True).start()
+
+
+def _move_self_in_place(version: int | None) -> None:
+    directory = current_group("pids" if version == 1 else "")
+    if directory is None:
+        return
+    # v1 moves single threads ("tasks"); v2 whole processes.
+    target, who = (directory / "tasks", threading.get_native_id()) if version == 1 else (
+        directory / "cgroup.procs", os.getpid())  # fmt: skip
+    with contextlib.suppress(OSError):
+        write_text(target, str(who))
 
 
 _groups: dict[tuple[int, int], SlotGroup] = {}

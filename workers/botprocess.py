@@ -62,10 +62,12 @@ class BotProcess:
         memory_mb: int,
         group: SlotGroup | None = None,
         filtered: bool = False,
+        botdir: Path | None = None,
     ) -> None:
         self.popen = popen
         self.slot = slot
         self.workdir = workdir
+        self.botdir = botdir or workdir / "bot"
         self.sandboxed = sandboxed
         self.memory_mb = memory_mb
         self.group = group
@@ -322,9 +324,11 @@ class BotProcess:
                     except ChildProcessError:
                         pass
                     orphans.discard(pid)
+                if self.slot is not None:
+                    self._reap_zombies_of(self.slot.uid)
                 rounds[0] += 1
                 if rounds[0] % 6 == 0 and self.slot is not None:
-                    reap_orphans(self.slot.uid, os.getpid())  # one we never saw alive: look in /proc
+                    reap_orphans(self.slot.uid, os.getpid())  # hidden behind another's zombie: look in /proc
 
             try:
                 self.gone = self.group.wait_empty(KILL_WAIT_S, reap)
@@ -343,6 +347,22 @@ class BotProcess:
             log.error("bot process %s did not die after SIGKILL", self.popen.pid)
         elif self.slot is None:
             self.gone = True
+
+    def _reap_zombies_of(self, uid: int) -> None:
+        """Reap zombie children of this worker that ran as ``uid`` (the sandbox's init, orphaned to us).
+
+        Only the first waiting child can be seen without reaping it: when that is someone
+        else's, the caller falls back to a look through /proc.
+        """
+        while True:
+            try:
+                info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except ChildProcessError:
+                return
+            if info is None or info.si_uid != uid or info.si_pid == self.popen.pid:
+                return
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(info.si_pid, os.WNOHANG)
 
     def _clear(self, uid: int) -> bool:
         """True when nothing of the bot is left, so slot ``uid`` may be used again."""
@@ -366,7 +386,7 @@ class BotProcess:
                     stream.close()
             except OSError:
                 pass
-        mounts.remove_tree(self.workdir)
+        mounts.release_slot_dir(self.workdir, self.botdir, keep=self.slot is not None)
         if self.slot is not None:
             slot, self.slot = self.slot, None
             if self.gone or self._clear(slot.uid):

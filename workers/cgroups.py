@@ -107,10 +107,10 @@ def _mounts() -> list[tuple[str, str, str, set[str]]]:
     return found
 
 
-def _own_paths() -> dict[str, str]:
+def _own_paths(source: str = "/proc/self/cgroup") -> dict[str, str]:
     """This process's group per v1 controller, and under "" its v2 group (/proc/self/cgroup)."""
     paths = {}
-    for line in read_text(Path("/proc/self/cgroup")).splitlines():
+    for line in read_text(Path(source)).splitlines():
         _hid, controllers, path = line.split(":", 2)
         for name in controllers.split(",") if controllers else [""]:
             paths[name] = path
@@ -243,6 +243,16 @@ def detect(mode: str = "auto") -> CgroupSupport:
         log.warning("sandbox control groups unavailable: %s; bots get rlimits and sampling only", found.reason)
     _detected[mode] = found
     return found
+
+
+def current_group(controller: str) -> Path | None:
+    """The directory of the calling thread's group for a v1 ``controller`` ("" for v2), if mounted."""
+    own = _own_paths("/proc/thread-self/cgroup").get(controller)
+    kind = "cgroup2" if controller == "" else "cgroup"
+    mount = next((m for m in _mounts() if m[2] == kind and (controller == "" or controller in m[3])), None)
+    if own is None or mount is None:
+        return None
+    return _inside(mount[0], mount[1], own)
 
 
 def group_name(uid: int) -> str:

@@ -84,15 +84,15 @@ class LaunchPlan:
         parts += [f"ulimit -t {hard_cpu}", f"ulimit -S -t {min(cpu_seconds, hard_cpu)}", 'exec "$@"']
         return " && ".join(parts)
 
-    def bwrap_options(self, workdir: Path, seccomp_fd: int | None) -> list[str]:
-        """bubblewrap's options for one bot whose copy and mounts are in ``workdir``."""
+    def bwrap_options(self, workdir: Path, botdir: Path, seccomp_fd: int | None) -> list[str]:
+        """bubblewrap's options for one bot whose mounts are in ``workdir`` and copy in ``botdir``."""
         options = list(self.bwrap_head)
         if self.own_tmpfs:
             options += ["--bind", str(workdir / "shm"), "/dev/shm", "--bind", str(workdir / "tmp"), "/tmp"]
         else:
             options += ["--size", str(self.limits.shm_mb << 20), "--tmpfs", "/dev/shm"]
             options += ["--size", str(self.limits.tmp_mb << 20), "--tmpfs", "/tmp"]
-        options += ["--ro-bind", str(workdir / "bot"), "/bot", "--chdir", "/bot"]
+        options += ["--ro-bind", str(botdir), "/bot", "--chdir", "/bot"]
         # bwrap's own root is a tmpfs the bot could otherwise fill without limit: freeze it last.
         options += ["--remount-ro", "/"]
         if seccomp_fd is not None:

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from workers import launch, mounts, seccomp, slots
-from workers.botgroup import slot_group
+from workers.botgroup import prime_migration, slot_group
 from workers.botprocess import BotProcess
 from workers.cgroups import CgroupError, detect
 from workers.limits import SandboxLimits
@@ -220,23 +220,26 @@ def start_bot(
     except OSError as exc:
         raise InfrastructureError(f"sandbox runtime directory unusable: {exc}") from exc
     slot = _acquire(limits) if os.geteuid() == 0 else None
-    # A slot's copy lives at a fixed path: whatever a crashed worker left there is removed by the
-    # next holder of the slot (who alone may touch it, holding the slot's lock).
+    # A slot's directory lives at a fixed path, kept between bots: only the holder of the slot's
+    # lock touches it.  Each bot gets its own fresh copy in it.
     workdir = runtime / (f"slot-{slot.uid}" if slot is not None else f"bot-{uuid.uuid4().hex}")
+    botdir = workdir / f"bot-{uuid.uuid4().hex[:12]}"
     group = None
     try:
         if slot is not None and plan.cgroups.usable:
+            prime_migration(plan.cgroups)
             group = slot_group(plan.cgroups, slot.uid)
             group.prepare(limits.memory_mb << 20, limits.processes, cpu)
-        _make_workdir(workdir, program, limits, plan, slot, _empty)
-        popen = _launch(plan, workdir, program, slot, cpu_seconds, group is None)
+        _make_workdir(workdir, botdir, program, limits, plan, slot, _empty)
+        popen = _launch(plan, workdir, botdir, program, slot, cpu_seconds, group is None)
     except (OSError, CgroupError) as exc:
-        _abandon(slot, workdir)
+        _abandon(slot, workdir, botdir)
         raise InfrastructureError(f"could not start a bot: {exc}") from exc
     except InfrastructureError:
-        _abandon(slot, workdir)
+        _abandon(slot, workdir, botdir)
         raise
-    proc = BotProcess(popen, slot, workdir, sandboxed, limits.memory_mb, group, plan.seccomp_program is not None)
+    filtered = plan.seccomp_program is not None
+    proc = BotProcess(popen, slot, workdir, sandboxed, limits.memory_mb, group, filtered, botdir)
     try:
         if group is not None:
             group.attach(popen.pid)
@@ -260,26 +263,28 @@ def _acquire(limits: SandboxLimits) -> Slot:
 
 
 def _make_workdir(
-    workdir: Path, program: BotProgram, limits: SandboxLimits, plan: launch.LaunchPlan, slot: Slot | None, empty: bool
+    workdir: Path,
+    botdir: Path,
+    program: BotProgram,
+    limits: SandboxLimits,
+    plan: launch.LaunchPlan,
+    slot: Slot | None,
+    empty: bool,
 ) -> None:
-    """The bot's copy, and its own /tmp and /dev/shm mounts where the worker may mount."""
-    if slot is not None:
-        mounts.remove_tree(workdir)
-    os.mkdir(workdir, 0o711)
-    botdir = workdir / "bot"
+    """The slot's directory with fresh /tmp and /dev/shm mounts (where the worker may mount), and the copy."""
+    own = plan.own_tmpfs and slot is not None
+    sizes = {"tmp": limits.tmp_mb << 20, "shm": limits.shm_mb << 20} if own else None
+    mounts.prepare_slot_dir(workdir, sizes, limits.tmp_inodes, slot.uid if slot is not None else os.geteuid())
     if empty:
         os.mkdir(botdir, 0o755)
     else:
         copy_bot(Path(program.directory), botdir)
-    if plan.own_tmpfs and slot is not None:
-        for name, size_mb in (("tmp", limits.tmp_mb), ("shm", limits.shm_mb)):
-            os.mkdir(workdir / name, 0o700)
-            mounts.mount_tmpfs(workdir / name, size_mb << 20, limits.tmp_inodes, slot.uid)
 
 
 def _launch(
     plan: launch.LaunchPlan,
     workdir: Path,
+    botdir: Path,
     program: BotProgram,
     slot: Slot | None,
     cpu_seconds: int,
@@ -301,7 +306,7 @@ def _launch(
         if plan.sandboxed:
             if plan.seccomp_program is not None:
                 seccomp_fd = seccomp.filter_fd(plan.seccomp_program)
-            options = plan.bwrap_options(workdir, seccomp_fd)
+            options = plan.bwrap_options(workdir, botdir, seccomp_fd)
             # Options go through a file descriptor (--args): the bot can read its init's
             # /proc/1/cmdline, which then shows no host paths.
             args_fd = seccomp.filter_fd(b"".join(o.encode() + b"\0" for o in options[1:]))
@@ -309,7 +314,7 @@ def _launch(
             cwd = "/"
         else:
             argv += list(program.command)
-            cwd = str(workdir / "bot")
+            cwd = str(botdir)
         return subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,
@@ -327,7 +332,7 @@ def _launch(
                 os.close(fd)
 
 
-def _abandon(slot: Slot | None, workdir: Path) -> None:
-    mounts.remove_tree(workdir)
+def _abandon(slot: Slot | None, workdir: Path, botdir: Path) -> None:
+    mounts.release_slot_dir(workdir, botdir, keep=slot is not None)
     if slot is not None:
         slot.release()

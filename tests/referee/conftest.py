@@ -11,6 +11,7 @@ import pytest
 
 from tests.referee.support import engine_registered, make_limits, require_sandbox
 from workers.limits import SandboxLimits
+from workers.mounts import unmount_all_under
 
 
 @pytest.fixture(autouse=True)
@@ -25,6 +26,8 @@ def runtime() -> Iterator[Path]:
     path = Path(tempfile.mkdtemp(prefix="arbiter-test-runtime-"))
     path.chmod(0o711)
     yield path
+    # Slot directories keep their /tmp and /dev/shm mounts between bots: detach them first.
+    unmount_all_under(path)
     shutil.rmtree(path, ignore_errors=True)
 
 
