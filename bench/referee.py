@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import subprocess
 import sys
@@ -27,7 +28,7 @@ from typing import Any
 
 import engines
 from engines.base import Engine, IllegalMoveError, Result, State
-from workers import botgroup, sandbox
+from workers import botgroup, sandbox, warm
 from workers.cpus import lease_cpu
 from workers.limits import SandboxLimits
 from workers.match import Clock, MatchSpec
@@ -138,13 +139,14 @@ def start_ms(starts: int, limits: SandboxLimits) -> tuple[float, float, dict[str
     """(sandboxed, bare) median milliseconds to start python3 -c pass and see it exit, and the parts.
 
     Sandboxed and bare starts alternate, so that the machine's other load weighs on both alike.
-    The parts are the medians of each step of ``start_bot`` (timed by wrapping its helpers),
-    plus the end (kill, confirmation that the group is empty, cleanup), which is not in the start.
+    The parts are the medians of each step of ``start_bot`` (timed by wrapping its helpers;
+    a step that only some starts take is the median of those), plus the end (kill, the
+    kernel's confirmation that the group is empty, cleanup), which is not part of the start.
     """
     parts: dict[str, list[float]] = {}
 
-    def timed(module: Any, name: str, label: str) -> None:
-        inner = getattr(module, name)
+    def timed(owner: Any, name: str, label: str) -> Any:
+        inner = getattr(owner, name)
 
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             t = time.perf_counter()
@@ -153,33 +155,40 @@ def start_ms(starts: int, limits: SandboxLimits) -> tuple[float, float, dict[str
             finally:
                 parts.setdefault(label, []).append(time.perf_counter() - t)
 
-        setattr(module, name, wrapper)
+        setattr(owner, name, wrapper)
+        return inner
 
-    timed(sandbox, "_acquire", "slot (lock, uid check)")
-    timed(botgroup.SlotGroup, "prepare", "group prepare (limits, counters)")
-    timed(sandbox, "_make_workdir", "copy and /tmp, /dev/shm mounts")
-    timed(sandbox, "_launch", "spawn the gated launcher")
-    timed(botgroup.SlotGroup, "attach", "move into the group")
+    originals = [
+        (sandbox, "_cold_launcher", timed(sandbox, "_cold_launcher", "no launcher waiting: slot, group, spawn, move")),
+        (botgroup.SlotGroup, "attach", timed(botgroup.SlotGroup, "attach", "  of which the move into the group")),
+        (sandbox, "_make_workdir", timed(sandbox, "_make_workdir", "copy, fresh /tmp and /dev/shm mounts")),
+        (botgroup.SlotGroup, "start", timed(botgroup.SlotGroup, "start", "group counters, weight, CPU")),
+        (sandbox, "_hand_out", timed(sandbox, "_hand_out", "hand the bot to its launcher (all of the above)")),
+    ]
     lease = lease_cpu(limits.lock_path()) if limits.pin_cpu and sandbox.uses_cgroups(limits) else None
     sandboxed, bare, ends = [], [], []
-    with tempfile.TemporaryDirectory() as tmp:
-        program = BotProgram(Path(tmp), (PYTHON, "-c", "pass"))
-        for _ in range(starts):
-            t = time.perf_counter()
-            proc = start_bot(program, limits, cpu_seconds=10, cpu=lease.cpu if lease else None)
-            proc.wait(10.0)
-            sandboxed.append(time.perf_counter() - t)
-            t = time.perf_counter()
-            proc.kill()
-            proc.cleanup()
-            ends.append(time.perf_counter() - t)
-            t = time.perf_counter()
-            subprocess.run([PYTHON, "-c", "pass"], check=True)
-            bare.append(time.perf_counter() - t)
-    if lease is not None:
-        lease.release()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            program = BotProgram(Path(tmp), (PYTHON, "-c", "pass"))
+            for _ in range(starts):
+                t = time.perf_counter()
+                proc = start_bot(program, limits, cpu_seconds=10, cpu=lease.cpu if lease else None)
+                proc.wait(10.0)
+                sandboxed.append(time.perf_counter() - t)
+                t = time.perf_counter()
+                proc.kill()
+                proc.cleanup()
+                ends.append(time.perf_counter() - t)
+                t = time.perf_counter()
+                subprocess.run([PYTHON, "-c", "pass"], check=True)
+                bare.append(time.perf_counter() - t)
+    finally:
+        for owner, name, inner in originals:
+            setattr(owner, name, inner)
+        if lease is not None:
+            lease.release()
     med = lambda xs: sorted(xs)[len(xs) // 2] * 1000  # noqa: E731
-    breakdown = {label: med(times) for label, times in parts.items()}
+    breakdown = {f"{label} ({len(times)}x)": med(times) for label, times in parts.items()}
     breakdown["end: kill, group empty, cleanup (not in the start)"] = med(ends)
     return med(sandboxed), med(bare), breakdown
 
@@ -199,16 +208,23 @@ def main(argv: list[str] | None = None) -> int:
     # Wake-ups between processes depend on which cores they land on: keep the best of a few runs.
     trip = min(pipe_round_trip_us(args.trips) for _ in range(3))
     move, short = min(referee_move_us(args.moves, limits) for _ in range(2))
+    # The same starts without launchers waiting (every start pays the spawn and the move into
+    # its group), then as configured: the effect of ARBITER_SANDBOX_WARM, in one run.
+    cold, cold_bare, cold_parts = start_ms(args.starts, dataclasses.replace(limits, warm=0))
+    warm.close_all()
     boxed, bare, breakdown = start_ms(args.starts, limits)
     print(f"raw pipe round trip (echo child, {args.trips} trips): {trip:8.1f} us")
     print(f"referee per move (2 sandboxed random bots, {args.moves} moves): {move:8.1f} us  ratio {move / trip:5.1f}x")
+    print(f"sandbox start-up, python3 -c pass, no launchers waiting (median of {args.starts}): {cold:8.1f} ms  "
+          f"ratio {cold / cold_bare:5.2f}x (bare {cold_bare:.1f} ms)")  # fmt: skip
     print(f"sandbox start-up, python3 -c pass (median of {args.starts}): {boxed:8.1f} ms")
     print(f"bare subprocess start-up, python3 -c pass (median of {args.starts}): {bare:8.1f} ms  "
           f"ratio {boxed / bare:5.2f}x")  # fmt: skip
     print(f"a one-move match, start to finish (2 bots): {short * 1000:8.1f} ms")
-    print("sandbox start-up, median of each part:")
-    for label, ms in breakdown.items():
-        print(f"    {label:52s} {ms:8.2f} ms")
+    for title, table in (("no launchers waiting", cold_parts), (f"ARBITER_SANDBOX_WARM={limits.warm}", breakdown)):
+        print(f"sandbox start-up, median of each part ({title}):")
+        for label, ms in table.items():
+            print(f"    {label:60s} {ms:8.2f} ms")
     caps = capabilities(limits)
     print(f"control groups: {caps['cgroups']['detail']}; tmpfs inode cap: {caps['tmpfs_inode_cap']}")
     return 0

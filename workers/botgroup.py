@@ -84,8 +84,8 @@ class SlotGroup:
 
     # -- life ----------------------------------------------------------------------------
 
-    def prepare(self, memory_bytes: int, processes: int, cpu: int | None) -> None:
-        """Make the group if needed, make sure it is empty, reset its counters and set its limits.
+    def prepare(self, memory_bytes: int, processes: int) -> None:
+        """Make the group if needed, make sure it is empty and set its limits (before a launcher joins).
 
         Raises CgroupError when the group cannot be made or set, or still holds processes.
         """
@@ -108,8 +108,15 @@ class SlotGroup:
             if not self.wait_empty(5.0):
                 raise CgroupError(0, f"slot group {self.dirs['pids']} still holds processes")
         self._set_limits(memory_bytes, processes)
+        self._set_cpus(None)
+
+    def start(self, cpu: int | None) -> None:
+        """Just before the bot runs: counters from zero, full CPU weight, the match's CPU (or all)."""
         self._reset_counters()
         self.set_on_move(True)
+        self._set_cpus(cpu)
+
+    def _set_cpus(self, cpu: int | None) -> None:
         if self.support.cpuset:
             # An empty cpuset refuses processes: unpinned bots get every CPU of the worker's set.
             cpus = str(cpu) if cpu is not None else read_text(self.dirs["cpuset"].parent / "cpuset.cpus").strip()

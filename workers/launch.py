@@ -6,19 +6,25 @@ out once per process and settings; a start only adds the slot, its directory,
 the CPU limit and the bot's command.  The chain, all exec wrappers so nothing
 runs in a forked copy of a threaded worker::
 
-    sh -c 'read gate; ulimit ...; exec "$@"'
-      setpriv --reuid SLOT --regid SLOT --clear-groups --
+    sh -c 'read soft hard; ulimit ...; . LAUNCH_FILE'
+      exec setpriv --reuid SLOT --regid SLOT --clear-groups --
         bwrap --args FD -- COMMAND
 
-``sh`` waits on its first input line: the worker moves it into the slot's
-control group and onto the match's CPU first, so that nothing the bot ever
-starts is outside them.  Then it applies the rlimits and becomes ``setpriv``.
+``sh`` (the launcher) waits for its first input line: the worker moves it into
+the slot's control group and onto the match's CPU first, so that nothing the
+bot ever starts is outside them.  Then it applies the rlimits and runs the
+launch file the worker wrote for this bot, which execs ``setpriv``.  Because
+the launcher's own command line says nothing about the bot, it can be started
+and moved into its group ahead of time (``workers.warm``): moving a process
+between groups waits for an RCU grace period, which a waiting launcher has
+already paid.
 """
 
 from __future__ import annotations
 
 import os
 import resource
+import shlex
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +38,6 @@ from workers.mounts import can_mount
 # Harmless parts of /etc that toolchains need (dynamic linker cache, alternatives symlinks).
 _ETC_WHITELIST = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime")
 _SEARCH = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
-GATE = b"\n"  # what the worker writes to let the launcher go on
 
 
 class ToolMissingError(RuntimeError):
@@ -62,11 +67,13 @@ class LaunchPlan:
     own_tmpfs: bool  # /tmp and /dev/shm mounted by the worker, with inode caps
     cpus: tuple[int, ...]
 
-    def rlimit_script(self, cpu_seconds: int, nproc: int | None) -> str:
-        """The launcher's script: wait for the gate, set the rlimits, exec the rest of the chain.
+    def launcher_script(self, nproc: int | None, launch_file: Path) -> str:
+        """The launcher's script: wait for the gate line, set the rlimits, run ``launch_file``.
 
-        Limits above what the worker itself may have are lowered to that (a process may lower
-        its hard limits but not raise them), so the script cannot fail half-way.
+        The gate line carries the CPU limits (soft, hard); ``launch_file``, written by the worker
+        for each bot, execs the rest of the chain.  Limits above what the worker itself may have
+        are lowered to that (a process may lower its hard limits but not raise them), so the
+        script cannot fail half-way.
         """
         lim = self.limits
         wanted = [
@@ -77,12 +84,23 @@ class LaunchPlan:
         ]
         if nproc is not None:
             wanted.append(("p", resource.RLIMIT_NPROC, nproc, 1))
-        parts = ["read -r _ || exit 125"]
+        parts = ["read -r soft hard || exit 125"]
         for flag, which, value, unit in wanted:
             parts.append(f"ulimit -{flag} {_capped(which, value) // unit}")
-        hard_cpu = _capped(resource.RLIMIT_CPU, cpu_seconds + 1)
-        parts += [f"ulimit -t {hard_cpu}", f"ulimit -S -t {min(cpu_seconds, hard_cpu)}", 'exec "$@"']
+        parts += ['ulimit -t "$hard"', 'ulimit -S -t "$soft"', f". {shlex.quote(str(launch_file))}"]
         return " && ".join(parts)
+
+    @staticmethod
+    def gate_line(cpu_seconds: int) -> bytes:
+        """What opens a launcher's gate: the bot's CPU limits, soft and hard (one second more)."""
+        hard = _capped(resource.RLIMIT_CPU, cpu_seconds + 1)
+        return f"{min(cpu_seconds, hard)} {hard}\n".encode()
+
+    @staticmethod
+    def launch_file_text(argv: list[str], cwd: str | None = None) -> str:
+        """The launch file: (change directory and) exec ``argv``, every word quoted for sh."""
+        prefix = f"cd {shlex.quote(cwd)} && " if cwd else ""
+        return f"{prefix}exec {shlex.join(argv)}\n"
 
     def bwrap_options(self, workdir: Path, botdir: Path, seccomp_fd: int | None) -> list[str]:
         """bubblewrap's options for one bot whose mounts are in ``workdir`` and copy in ``botdir``."""

@@ -32,6 +32,7 @@ VARIABLES = {
     "pin_cpu": "ARBITER_SANDBOX_PIN_CPU",
     "tmp_inodes": "ARBITER_SANDBOX_TMP_INODES",
     "shared_memory": "ARBITER_SANDBOX_SHARED_MEMORY",
+    "warm": "ARBITER_SANDBOX_WARM",
     "wall_factor": "ARBITER_SANDBOX_WALL_FACTOR",
     "wall_grace_ms": "ARBITER_SANDBOX_WALL_GRACE_MS",
 }
@@ -65,6 +66,7 @@ class SandboxLimits:
     pin_cpu: bool = _default("pin_cpu")  # the bots of a match share one CPU
     tmp_inodes: int = _default("tmp_inodes")  # inodes of /tmp and of /dev/shm (where the worker may mount)
     shared_memory: bool = _default("shared_memory")  # SysV IPC and memfd_create allowed
+    warm: int = _default("warm")  # launchers kept waiting per worker process (each holds a slot)
     wall_factor: float = _default("wall_factor")  # wall-clock backstop: this times the CPU budget...
     wall_grace_ms: int = _default("wall_grace_ms")  # ...plus this
 

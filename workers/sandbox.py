@@ -22,6 +22,7 @@ log show it.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
@@ -33,8 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workers import launch, mounts, seccomp, slots
-from workers.botgroup import prime_migration, slot_group
+from workers import launch, mounts, seccomp, slots, warm
+from workers.botgroup import SlotGroup, prime_migration, slot_group
 from workers.botprocess import BotProcess
 from workers.cgroups import CgroupError, detect
 from workers.limits import SandboxLimits
@@ -219,38 +220,162 @@ def start_bot(
         raise SandboxUnavailableError(str(exc)) from None
     except OSError as exc:
         raise InfrastructureError(f"sandbox runtime directory unusable: {exc}") from exc
-    slot = _acquire(limits) if os.geteuid() == 0 else None
-    # A slot's directory lives at a fixed path, kept between bots: only the holder of the slot's
-    # lock touches it.  Each bot gets its own fresh copy in it.
-    workdir = runtime / (f"slot-{slot.uid}" if slot is not None else f"bot-{uuid.uuid4().hex}")
-    botdir = workdir / f"bot-{uuid.uuid4().hex[:12]}"
-    group = None
+    warm_ok = os.geteuid() == 0 and plan.cgroups.usable
+    key = (limits, sandboxed, str(runtime), BWRAP)
+    launcher = warm.take(key) if warm_ok else None
+    if launcher is None:
+        launcher = _cold_launcher(plan, runtime, limits)
     try:
+        proc = _hand_out(launcher, plan, program, cpu_seconds, cpu, _empty)
+    except (OSError, CgroupError) as exc:
+        launcher.close()
+        raise InfrastructureError(f"could not start a bot: {exc}") from exc
+    if warm_ok:
+        warm.refill(key, limits.warm, lambda: _warm_launcher(plan, runtime, limits))
+    return proc
+
+
+def _cold_launcher(plan: launch.LaunchPlan, runtime: Path, limits: SandboxLimits) -> warm.Launcher:
+    """A launcher started now: slot, group (moved into it while other work goes on), process."""
+    slot = _acquire(limits) if os.geteuid() == 0 else None
+    try:
+        group = None
         if slot is not None and plan.cgroups.usable:
             prime_migration(plan.cgroups)
             group = slot_group(plan.cgroups, slot.uid)
-            group.prepare(limits.memory_mb << 20, limits.processes, cpu)
-        _make_workdir(workdir, botdir, program, limits, plan, slot, _empty)
-        popen = _launch(plan, workdir, botdir, program, slot, cpu_seconds, group is None)
+            group.prepare(limits.memory_mb << 20, limits.processes)
+        nproc = None
+        if slot is not None and group is None:
+            nproc = limits.processes  # RLIMIT_NPROC counts every task of the real uid: one uid per bot
+        elif slot is None and os.geteuid() != 0:
+            # Without slot uids the bot shares the worker's uid: allow what already runs plus the limit.
+            nproc = tasks_of_uid(os.getuid()) + limits.processes
+        return _spawn(plan, runtime, slot, group, nproc)
     except (OSError, CgroupError) as exc:
-        _abandon(slot, workdir, botdir)
+        if slot is not None:
+            slot.release()
         raise InfrastructureError(f"could not start a bot: {exc}") from exc
-    except InfrastructureError:
-        _abandon(slot, workdir, botdir)
+
+
+def _warm_launcher(plan: launch.LaunchPlan, runtime: Path, limits: SandboxLimits) -> warm.Launcher | None:
+    """A launcher for later, in a slot free right now (None when there is none)."""
+    try:
+        slot = acquire_slot(limits.lock_path(), limits.first_uid, limits.slots, wait_s=0)
+    except NoFreeSlotError:
+        return None
+    try:
+        group = slot_group(plan.cgroups, slot.uid)
+        group.prepare(limits.memory_mb << 20, limits.processes)
+        return _spawn(plan, runtime, slot, group, None)
+    except BaseException:
+        slot.release()
+        raise
+
+
+def _spawn(
+    plan: launch.LaunchPlan, runtime: Path, slot: Slot | None, group: SlotGroup | None, nproc: int | None
+) -> warm.Launcher:
+    """Start a launcher (it waits at its gate) and move it into ``group``."""
+    # A slot's directory lives at a fixed path, kept between bots: only the holder of the slot's
+    # lock touches it.  Each bot gets its own fresh copy in it.
+    workdir = runtime / (f"slot-{slot.uid}" if slot is not None else f"bot-{uuid.uuid4().hex}")
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(workdir, 0o711)
+    seccomp_fd = args_fd = None
+    try:
+        if plan.sandboxed:
+            if plan.seccomp_program is not None:
+                seccomp_fd = seccomp.filter_fd(plan.seccomp_program)
+            args_fd = seccomp.filter_fd(b"")
+        popen = subprocess.Popen(
+            [plan.sh, "-c", plan.launcher_script(nproc, workdir / "launch"), "sh"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd="/",
+            env=dict(BOT_ENV),
+            close_fds=True,
+            pass_fds=tuple(fd for fd in (seccomp_fd, args_fd) if fd is not None),
+            start_new_session=True,
+        )
+    except BaseException:
+        if args_fd is not None:
+            os.close(args_fd)
+        raise
+    finally:
+        if seccomp_fd is not None:
+            os.close(seccomp_fd)
+    launcher = warm.Launcher(popen, slot, group, workdir, args_fd, seccomp_fd)
+    if group is not None:
+        try:
+            group.attach(popen.pid)
+        except BaseException:
+            launcher.close()
+            raise
+    return launcher
+
+
+def _hand_out(
+    launcher: warm.Launcher,
+    plan: launch.LaunchPlan,
+    program: BotProgram,
+    cpu_seconds: int,
+    cpu: int | None,
+    empty: bool,
+) -> BotProcess:
+    """Give a waiting launcher its bot: the copy, the mounts, the launch file, the CPU; open the gate."""
+    slot, workdir = launcher.slot, launcher.workdir
+    botdir = workdir / f"bot-{uuid.uuid4().hex[:12]}"
+    try:
+        _write_launch(launcher, plan, program, botdir, empty)
+        if launcher.group is not None:
+            launcher.group.start(cpu if plan.cgroups.cpuset else None)
+        if cpu is not None:
+            os.sched_setaffinity(launcher.popen.pid, {cpu})
+    except BaseException:
+        mounts.release_slot_dir(workdir, botdir, keep=slot is not None)
         raise
     filtered = plan.seccomp_program is not None
-    proc = BotProcess(popen, slot, workdir, sandboxed, limits.memory_mb, group, filtered, botdir)
+    proc = BotProcess(launcher.popen, slot, workdir, plan.sandboxed, plan.limits.memory_mb, launcher.group, filtered,
+                      botdir)  # fmt: skip
     try:
-        if group is not None:
-            group.attach(popen.pid)
-        if cpu is not None:
-            os.sched_setaffinity(popen.pid, {cpu})
-        os.write(popen.stdin.fileno(), launch.GATE)  # type: ignore[union-attr]
-    except OSError as exc:
+        os.write(launcher.popen.stdin.fileno(), plan.gate_line(cpu_seconds))  # type: ignore[union-attr]
+    except OSError:
+        launcher.slot = None  # the bot's cleanup gives it back (or holds it back)
         proc.kill()
         proc.cleanup()
-        raise InfrastructureError(f"could not place a bot in its control group: {exc}") from exc
+        raise
     return proc
+
+
+def _write_launch(
+    launcher: warm.Launcher, plan: launch.LaunchPlan, program: BotProgram, botdir: Path, empty: bool
+) -> None:
+    """The copy and mounts, bubblewrap's options (into the launcher's memfd) and the launch file."""
+    slot, workdir = launcher.slot, launcher.workdir
+    _make_workdir(workdir, botdir, program, plan, slot, empty)
+    argv: list[str] = []
+    if slot is not None and plan.setpriv:
+        argv += [plan.setpriv, "--reuid", str(slot.uid), "--regid", str(slot.uid), "--clear-groups", "--"]
+    cwd = None
+    if plan.sandboxed:
+        options = plan.bwrap_options(workdir, botdir, launcher.seccomp_fd)
+        # Options go through a file descriptor (--args): the bot can read its init's
+        # /proc/1/cmdline, which then shows no host paths.
+        assert launcher.args_fd is not None
+        os.pwrite(launcher.args_fd, b"".join(o.encode() + b"\0" for o in options[1:]), 0)
+        argv += [options[0], "--args", str(launcher.args_fd), "--", *program.command]
+    else:
+        argv += list(program.command)
+        cwd = str(botdir)
+    fd = os.open(workdir / "launch", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    try:
+        os.write(fd, plan.launch_file_text(argv, cwd).encode())
+    finally:
+        os.close(fd)
+    if launcher.args_fd is not None:  # the launcher has its own copy
+        os.close(launcher.args_fd)
+        launcher.args_fd = None
 
 
 def _acquire(limits: SandboxLimits) -> Slot:
@@ -263,15 +388,10 @@ def _acquire(limits: SandboxLimits) -> Slot:
 
 
 def _make_workdir(
-    workdir: Path,
-    botdir: Path,
-    program: BotProgram,
-    limits: SandboxLimits,
-    plan: launch.LaunchPlan,
-    slot: Slot | None,
-    empty: bool,
+    workdir: Path, botdir: Path, program: BotProgram, plan: launch.LaunchPlan, slot: Slot | None, empty: bool
 ) -> None:
-    """The slot's directory with fresh /tmp and /dev/shm mounts (where the worker may mount), and the copy."""
+    """Fresh /tmp and /dev/shm mounts in the slot's directory (where the worker may mount), and the copy."""
+    limits = plan.limits
     own = plan.own_tmpfs and slot is not None
     sizes = {"tmp": limits.tmp_mb << 20, "shm": limits.shm_mb << 20} if own else None
     mounts.prepare_slot_dir(workdir, sizes, limits.tmp_inodes, slot.uid if slot is not None else os.geteuid())
@@ -279,60 +399,3 @@ def _make_workdir(
         os.mkdir(botdir, 0o755)
     else:
         copy_bot(Path(program.directory), botdir)
-
-
-def _launch(
-    plan: launch.LaunchPlan,
-    workdir: Path,
-    botdir: Path,
-    program: BotProgram,
-    slot: Slot | None,
-    cpu_seconds: int,
-    need_nproc: bool,
-) -> subprocess.Popen[bytes]:
-    """Start the launch chain, waiting at its gate (see ``workers.launch``)."""
-    limits = plan.limits
-    nproc = None
-    if slot is not None and need_nproc:
-        nproc = limits.processes  # RLIMIT_NPROC counts every task of the real uid: one uid per bot
-    elif slot is None and os.geteuid() != 0:
-        # Without slot uids the bot shares the worker's uid: allow what already runs plus the limit.
-        nproc = tasks_of_uid(os.getuid()) + limits.processes
-    argv = [plan.sh, "-c", plan.rlimit_script(cpu_seconds, nproc), "sh"]
-    if slot is not None and plan.setpriv:
-        argv += [plan.setpriv, "--reuid", str(slot.uid), "--regid", str(slot.uid), "--clear-groups", "--"]
-    seccomp_fd = args_fd = None
-    try:
-        if plan.sandboxed:
-            if plan.seccomp_program is not None:
-                seccomp_fd = seccomp.filter_fd(plan.seccomp_program)
-            options = plan.bwrap_options(workdir, botdir, seccomp_fd)
-            # Options go through a file descriptor (--args): the bot can read its init's
-            # /proc/1/cmdline, which then shows no host paths.
-            args_fd = seccomp.filter_fd(b"".join(o.encode() + b"\0" for o in options[1:]))
-            argv += [options[0], "--args", str(args_fd), "--", *program.command]
-            cwd = "/"
-        else:
-            argv += list(program.command)
-            cwd = str(botdir)
-        return subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=cwd,
-            env=dict(BOT_ENV),
-            close_fds=True,
-            pass_fds=tuple(fd for fd in (seccomp_fd, args_fd) if fd is not None),
-            start_new_session=True,
-        )
-    finally:
-        for fd in (seccomp_fd, args_fd):
-            if fd is not None:
-                os.close(fd)
-
-
-def _abandon(slot: Slot | None, workdir: Path, botdir: Path) -> None:
-    mounts.release_slot_dir(workdir, botdir, keep=slot is not None)
-    if slot is not None:
-        slot.release()

@@ -22,7 +22,7 @@ RANDOM_BOT = REPO / "bots" / "random_bot.py"
 # Short clocks keep the suites fast; timeouts are tested with these.
 FAST = Clock(move_ms=400, game_ms=5000, startup_ms=4000)
 FIRST_UID = 61200  # away from the service's default pool (60000+) and from older test runs (61000+)
-SLOTS = 8
+SLOTS = 16  # every test process keeps a few launchers waiting (ARBITER_SANDBOX_WARM), each in a slot
 
 
 def make_limits(runtime: Path, **overrides: object) -> SandboxLimits:
