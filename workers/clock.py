@@ -27,14 +27,17 @@ SLACK_S = 0.05
 class BotClock:
     """One bot's account for one stretch (a move, the start-up): CPU charged and wall time used."""
 
-    def __init__(self, cpu_ns: Callable[[], int], budget_ms: int, wall_limit_ms: int) -> None:
+    def __init__(
+        self, cpu_ns: Callable[[], int], budget_ms: int, wall_limit_ms: int, now: Callable[[], float] = time.monotonic
+    ) -> None:
         self._read = cpu_ns
+        self._now = now
         self.budget_ns = budget_ms * 1_000_000
         self.wall_limit_s = wall_limit_ms / 1000
         self.charged_ns = 0
         self.wall_s = 0.0
         self.lost_s = 0.0  # time the referee was away beyond what it meant: charged to nobody
-        self._t = time.monotonic()
+        self._t = now()
         self._cpu = cpu_ns()
         self.stopped = False
 
@@ -42,7 +45,7 @@ class BotClock:
         """Account the time since the last update; ``meant_s``: how long the referee meant to be away."""
         if self.stopped:
             return
-        now, cpu = time.monotonic(), self._read()
+        now, cpu = self._now(), self._read()
         gap, used = now - self._t, max(0, cpu - self._cpu)
         allowed = meant_s + SLACK_S
         if gap > allowed:
@@ -68,7 +71,7 @@ class BotClock:
     @property
     def wall_ms(self) -> int:
         """Wall-clock milliseconds counted so far (the referee's own stalls excluded)."""
-        return int(self.wall_s * 1000)
+        return round(self.wall_s * 1000)
 
     def cpu_out(self) -> bool:
         """True when the CPU budget is used up."""

@@ -18,7 +18,6 @@ import contextlib
 import json
 import math
 import os
-import re
 import select
 import time
 from collections import deque
@@ -31,6 +30,9 @@ from workers.clock import BotClock
 from workers.limits import SandboxLimits
 from workers.match import Clock, SeatStatus
 from workers.sandbox import ExternalKillError
+from workers.text import clean_text, parse_line, short_text
+
+__all__ = ["BotPipes", "Conversation", "SeatFault", "clean_text", "parse_line"]
 
 MAX_LINE = 64 * 1024  # longest answer line (protocol)
 STDERR_KEPT = 64 * 1024  # first bytes of stderr kept per bot
@@ -296,7 +298,7 @@ class Conversation:
                 ready = parse_line(line)
                 if ready is None or ready.get("type") != "ready":
                     raise SeatFault(c.seat, SeatStatus.PROTOCOL_ERROR, 'the answer to start was not {"type": "ready"}')
-                self.ready_info[c.seat] = (_short(ready.get("name")), _short(ready.get("version")))
+                self.ready_info[c.seat] = (short_text(ready.get("name")), short_text(ready.get("version")))
             except SeatFault as fault:
                 faults.append(fault)
         return faults
@@ -370,36 +372,3 @@ class Conversation:
         """Read what is left in the pipes once every writer is dead (bounded)."""
         deadline = time.monotonic() + 0.5
         self.pump(lambda: all(c.out_eof and c.err_eof for c in self.conns), deadline=deadline, stop_on_fault=False)
-
-
-def parse_line(line: bytes) -> dict[str, Any] | None:
-    try:
-        value = json.loads(line)
-    except (ValueError, UnicodeDecodeError, RecursionError):  # deep nesting must not crash the referee
-        return None
-    return value if isinstance(value, dict) else None
-
-
-# Characters that steer a terminal or reorder text on a page: C0 controls but newline and tab,
-# DEL, C1 controls, and the Unicode bidirectional overrides and isolates.
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def clean_text(text: str) -> str:
-    """Bot text made safe to store and to show anywhere (a terminal, a page, PostgreSQL).
-
-    Control characters other than newline and tab (escape sequences, carriage returns, NUL,
-    bidirectional overrides) become visible escapes such as ``\\x1b``; lone surrogates,
-    which no encoder takes, become ``?``.
-    """
-    text = text.encode("utf-8", "replace").decode("utf-8")
-    return _CONTROLS.sub(_escape, text)
-
-
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def _short(value: Any) -> str | None:
-    return clean_text(value[:100]) if isinstance(value, str) else None
