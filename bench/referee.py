@@ -7,7 +7,9 @@
 2. Start-up: starting ``python3 -c pass`` in a full sandbox (slot, control
    group, copy, mounts, the gated launcher, setpriv, bwrap, seccomp) and
    waiting for it to exit; against the same command as a bare subprocess,
-   the two alternating.  Each part of the sandboxed start is shown as well.
+   the two alternating, both on the same CPU with the CPU weight of a bot on
+   move.  Each part of the sandboxed start is shown as well, with and without
+   launchers started ahead of time (ARBITER_SANDBOX_WARM).
 
     python -m bench.referee [--moves 4000] [--starts 20] [--trips 5000]
 """
@@ -18,9 +20,11 @@ import argparse
 import contextlib
 import dataclasses
 import json
+import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,7 +32,8 @@ from typing import Any
 
 import engines
 from engines.base import Engine, IllegalMoveError, Result, State
-from workers import botgroup, sandbox, warm
+from workers import botgroup, launcher, sandbox, warm
+from workers.cgroups import current_group, detect
 from workers.cpus import lease_cpu
 from workers.limits import SandboxLimits
 from workers.match import Clock, MatchSpec
@@ -135,6 +140,41 @@ def referee_move_us(moves: int, limits: SandboxLimits) -> tuple[float, float]:
     return (long - short) / (moves - 1) * 1e6, short
 
 
+@contextlib.contextmanager
+def like_a_bot(limits: SandboxLimits, cpu: int | None) -> Any:
+    """Run this thread (and the bare starts it makes) where a bot runs: its CPU, and a CPU group
+    of a bot on move inside the bots' group.  Otherwise, on a busy machine, the bare start would
+    compete at an ordinary weight while the sandboxed one has the bots' weight, and lose.
+    """
+    support = detect(limits.cgroups) if sandbox.uses_cgroups(limits) else None
+    if support is None:
+        yield
+        return
+    controllers = ("cpu", "cpuacct") if support.version == 1 else ("",)
+    made, home = [], []
+    tid = str(threading.get_native_id())
+    for name in controllers:
+        base = support.bases[name]
+        group = base / f"bench-{os.getpid()}"
+        group.mkdir(exist_ok=True)
+        made.append(group)
+        own = current_group(name)
+        assert own is not None
+        home.append(own)
+        (group / ("tasks" if support.version == 1 else "cgroup.threads")).write_text(tid)
+    old_affinity = os.sched_getaffinity(0)
+    if cpu is not None:
+        os.sched_setaffinity(0, {cpu})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, old_affinity)
+        for group, own in zip(made, home, strict=True):
+            (own / ("tasks" if support.version == 1 else "cgroup.threads")).write_text(tid)
+            with contextlib.suppress(OSError):  # a child of this thread may still be in it
+                group.rmdir()
+
+
 def start_ms(starts: int, limits: SandboxLimits) -> tuple[float, float, dict[str, float]]:
     """(sandboxed, bare) median milliseconds to start python3 -c pass and see it exit, and the parts.
 
@@ -161,14 +201,14 @@ def start_ms(starts: int, limits: SandboxLimits) -> tuple[float, float, dict[str
     originals = [
         (sandbox, "_cold_launcher", timed(sandbox, "_cold_launcher", "no launcher waiting: slot, group, spawn, move")),
         (botgroup.SlotGroup, "attach", timed(botgroup.SlotGroup, "attach", "  of which the move into the group")),
-        (sandbox, "_make_workdir", timed(sandbox, "_make_workdir", "copy, fresh /tmp and /dev/shm mounts")),
+        (launcher, "_make_workdir", timed(launcher, "_make_workdir", "copy, fresh /tmp and /dev/shm mounts")),
         (botgroup.SlotGroup, "start", timed(botgroup.SlotGroup, "start", "group counters, weight, CPU")),
-        (sandbox, "_hand_out", timed(sandbox, "_hand_out", "hand the bot to its launcher (all of the above)")),
+        (launcher, "hand_out", timed(launcher, "hand_out", "hand the bot to its launcher (all of the above)")),
     ]
     lease = lease_cpu(limits.lock_path()) if limits.pin_cpu and sandbox.uses_cgroups(limits) else None
     sandboxed, bare, ends = [], [], []
     try:
-        with tempfile.TemporaryDirectory() as tmp:
+        with tempfile.TemporaryDirectory() as tmp, like_a_bot(limits, lease.cpu if lease else None):
             program = BotProgram(Path(tmp), (PYTHON, "-c", "pass"))
             for _ in range(starts):
                 t = time.perf_counter()

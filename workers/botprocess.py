@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import select
 import signal
 import subprocess
 import time
@@ -291,7 +292,20 @@ class BotProcess:
             self.set_nice(0 if on_move else 19)
 
     def wait(self, timeout: float) -> int | None:
-        """Wait up to ``timeout`` seconds for the top process to exit."""
+        """Wait up to ``timeout`` seconds for the top process to exit (woken at once by its pidfd)."""
+        code = self.poll()
+        if code is not None or timeout <= 0:
+            return code
+        try:
+            fd = os.pidfd_open(self.popen.pid)
+        except OSError:
+            fd = None
+        if fd is not None:
+            try:
+                select.select([fd], [], [], timeout)
+            finally:
+                os.close(fd)
+            return self.poll()
         deadline = time.monotonic() + timeout
         pause = 0.0005
         while True:

@@ -47,6 +47,17 @@ def require_sandbox(limits: SandboxLimits) -> None:
         pytest.skip("the sandbox tests need root (slot uids)")
 
 
+def require_cgroups(limits: SandboxLimits) -> None:
+    """Skip without usable control groups; fail instead when running in CI."""
+    from workers.cgroups import detect
+
+    support = detect(limits.cgroups)
+    if not support.usable:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI needs control groups for the sandbox: {support.reason}")
+        pytest.skip(f"no usable control groups here: {support.reason}")
+
+
 def write_bot(directory: Path, source: str, name: str = "main.py", extra: dict[str, str] | None = None) -> BotProgram:
     """A bot directory holding ``source`` as ``name`` (plus any extra files)."""
     directory.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.referee.support import FAST, make_limits, random_bot, survivors
+from tests.referee.support import FAST, make_limits, random_bot, require_cgroups, survivors
 from workers import seccomp
 from workers.limits import SandboxLimits
 from workers.match import MatchSpec
@@ -97,6 +97,7 @@ def test_capabilities_say_what_is_used_and_what_is_missing(runtime: Path, limits
     """The report /healthz and the worker's start-up log show: here, everything; without cgroups, the gap."""
     from workers.sandbox import capabilities, report_at_start
 
+    require_cgroups(limits)
     full = capabilities(limits)
     assert full["sandbox"] == "bubblewrap" and full["seccomp"] is True
     assert full["cgroups"]["version"] in (1, 2), full

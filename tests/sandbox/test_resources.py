@@ -20,8 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.referee.support import make_limits, random_bot, survivors
-from workers.cgroups import detect
+from tests.referee.support import make_limits, random_bot, require_cgroups, survivors
 from workers.cpus import lease_cpu
 from workers.limits import SandboxLimits
 from workers.match import Clock, MatchRecord, MatchSpec
@@ -55,12 +54,6 @@ def host_shmem_mib() -> int:
         if line.startswith("Shmem:"):
             return int(line.split()[1]) // 1024
     raise AssertionError("no Shmem in /proc/meminfo")
-
-
-def require_cgroups(limits: SandboxLimits) -> None:
-    support = detect(limits.cgroups)
-    if not support.usable:
-        pytest.fail(f"these tests need control groups: {support.reason}")
 
 
 @pytest.mark.parametrize(
