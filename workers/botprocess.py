@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from workers import mounts
+from workers import deaths, mounts
 from workers.botgroup import SlotGroup
 from workers.match import SeatStatus
 from workers.slots import (
@@ -34,9 +34,6 @@ from workers.slots import (
 )
 
 log = logging.getLogger(__name__)
-
-# What runtimes print when an allocation fails (Python, C++, C and others).
-_MEMORY_WORDS = (b"memoryerror", b"bad_alloc", b"out of memory", b"cannot allocate memory", b"failed to allocate")
 
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
 
@@ -185,47 +182,12 @@ class BotProcess:
         return code - 128 if self.sandboxed and code > 128 else None
 
     def limit_hit(self, stderr: bytes, cpu_limit_s: int) -> SeatStatus | None:
-        """``MEMORY_LIMIT`` or ``TIMEOUT`` when a dead bot's end looks like one of its limits, else None.
-
-        Memory: the control group's own limit killed a process; or (without one) stderr names an
-        out-of-memory error, or a kill/segfault/abort/bus error came after some process had
-        reserved 90% of the address-space limit.  CPU: SIGXCPU or SIGKILL once the measured CPU
-        time is within 0.2 s of RLIMIT_CPU.
-        """
-        sig = self.exit_signal()
-        err = stderr.lower()
-        if self.over_memory():
-            return SeatStatus.MEMORY_LIMIT
-        near_memory = (self.usage.peak_vm_kb or 0) >= self.memory_mb * 1024 * 0.9
-        if any(word in err for word in _MEMORY_WORDS) or (
-            sig in (signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS) and near_memory
-        ):
-            return SeatStatus.MEMORY_LIMIT
-        if sig in (signal.SIGXCPU, signal.SIGKILL) and (self.usage.cpu_ms or 0) >= cpu_limit_s * 1000 - 200:
-            return SeatStatus.TIMEOUT
-        return None
+        """``MEMORY_LIMIT`` or ``TIMEOUT`` when a dead bot's end looks like one of its limits (``workers.deaths``)."""
+        return deaths.limit_hit(self, stderr, cpu_limit_s)
 
     def killed_from_outside(self) -> str | None:
-        """Why the bot's death was not its own doing (call after :meth:`limit_hit` said no limit), or None.
-
-        Under the seccomp filter a bot can neither send SIGKILL nor fake its status, and the
-        sandbox's first process is outside the bot's reach: so a death by SIGKILL that neither
-        limit explains, or any signal death of that first process, came from outside.  So does
-        an out-of-memory kill while the bot was under its own limit (the machine ran out).
-        """
-        if not (self.sandboxed and self.filtered) or self.returncode is None:
-            return None
-        if self.group is not None:
-            try:
-                if self.group.oom_killed() and not self.group.reached_limit():
-                    return "the machine ran out of memory and the kernel killed the bot"
-            except (OSError, ValueError):
-                pass
-        if self.returncode < 0:
-            return f"the sandbox's own process was killed by signal {-self.returncode} from outside"
-        if self.exit_signal() == signal.SIGKILL:
-            return "a bot process was killed by SIGKILL from outside the sandbox"
-        return None
+        """Why the bot's death was not its own doing, or None (``workers.deaths``)."""
+        return deaths.killed_from_outside(self)
 
     def poll(self) -> int | None:
         """The exit status once the top process has exited (reaped with wait4 for its rusage)."""

@@ -135,6 +135,18 @@ def _outcome(state: engines.State, faults: list[SeatFault], teams: list[list[int
     return _Outcome(list(result.ranks), scores, Termination.RULES, result.reason)
 
 
+def _end_all(procs: list[BotProcess], ref: Conversation | None, lease: CpuLease | None) -> None:
+    """Kill every bot, read what is left in the pipes, free the slots and the CPU."""
+    for p in procs:
+        p.kill()
+    if ref is not None:
+        ref.drain_after_kill()
+    for p in procs:
+        p.cleanup()
+    if lease is not None:
+        lease.release()
+
+
 def play_match(spec: MatchSpec, bots: Sequence[BotProgram], *, limits: SandboxLimits | None = None) -> MatchRecord:
     """Play one match and return its record.
 
@@ -183,14 +195,7 @@ def play_match(spec: MatchSpec, bots: Sequence[BotProgram], *, limits: SandboxLi
             end["result"]["scores"] = outcome.scores
         ref.finish(end)
     finally:
-        for p in procs:
-            p.kill()
-        if ref is not None:
-            ref.drain_after_kill()
-        for p in procs:
-            p.cleanup()
-        if lease is not None:
-            lease.release()
+        _end_all(procs, ref, lease)
     for rec, c in zip(records, ref.conns, strict=True):
         rec.stderr = clean_text(bytes(c.stderr).decode("utf-8", errors="replace"))
         rec.cpu_ms = c.proc.usage.cpu_ms

@@ -141,6 +141,38 @@ class _Assembler:
         return bytes(out)
 
 
+def _argument_checks(a: _Assembler) -> None:
+    """The calls allowed or denied by their arguments (each block ends in a jump to a verdict)."""
+    # socket(): only local (AF_UNIX) sockets; no network families, no netlink, no packet.
+    a.label("socket")
+    a.op(_LD_W_ABS, _arg_low(0))
+    a.op(_JEQ_K, _AF_UNIX, "allow", "eperm")
+
+    # ioctl(): no pushing keystrokes into a terminal.
+    a.label("ioctl")
+    a.op(_LD_W_ABS, _arg_low(1))
+    a.op(_JEQ_K, _TIOCSTI, "eperm", 0)
+    a.op(_JEQ_K, _TIOCLINUX, "eperm", "allow")
+
+    a.label("clone")
+    a.op(_LD_W_ABS, _arg_low(0))
+    a.op(_JSET_K, _CLONE_NEW_ANY, "eperm", "allow")
+
+    # exit(), exit_group(): a status of 128 or more would read like a death by signal.
+    a.label("exit")
+    a.op(_LD_W_ABS, _arg_low(0))
+    a.op(_ALU_AND_K, 0xFF)
+    a.op(_JGE_K, 128, "kill", "allow")
+
+    # The signal-sending calls: SIGKILL and the stop signals are the outside world's.
+    for arg in sorted({arg for _nr, arg in _X86_64_SIGNALLING.values()}):
+        a.label(f"signal_arg{arg}")
+        a.op(_LD_W_ABS, _arg_low(arg))
+        for signo in _RESERVED_SIGNALS:
+            a.op(_JEQ_K, signo, "eperm", 0)
+        a.op(_RET_K, _RET_ALLOW)
+
+
 def build_filter(machine: str | None = None, *, shared_memory: bool = False) -> bytes | None:
     """The packed filter for this machine, or None where no syscall table is known.
 
@@ -170,34 +202,7 @@ def build_filter(machine: str | None = None, *, shared_memory: bool = False) -> 
         a.op(_JEQ_K, nr, f"signal_arg{arg}", 0)
     a.op(_RET_K, _RET_ALLOW)
 
-    # socket(): only local (AF_UNIX) sockets; no network families, no netlink, no packet.
-    a.label("socket")
-    a.op(_LD_W_ABS, _arg_low(0))
-    a.op(_JEQ_K, _AF_UNIX, "allow", "eperm")
-
-    # ioctl(): no pushing keystrokes into a terminal.
-    a.label("ioctl")
-    a.op(_LD_W_ABS, _arg_low(1))
-    a.op(_JEQ_K, _TIOCSTI, "eperm", 0)
-    a.op(_JEQ_K, _TIOCLINUX, "eperm", "allow")
-
-    a.label("clone")
-    a.op(_LD_W_ABS, _arg_low(0))
-    a.op(_JSET_K, _CLONE_NEW_ANY, "eperm", "allow")
-
-    # exit(), exit_group(): a status of 128 or more would read like a death by signal.
-    a.label("exit")
-    a.op(_LD_W_ABS, _arg_low(0))
-    a.op(_ALU_AND_K, 0xFF)
-    a.op(_JGE_K, 128, "kill", "allow")
-
-    # The signal-sending calls: SIGKILL and the stop signals are the outside world's.
-    for arg in sorted({arg for _nr, arg in _X86_64_SIGNALLING.values()}):
-        a.label(f"signal_arg{arg}")
-        a.op(_LD_W_ABS, _arg_low(arg))
-        for signo in _RESERVED_SIGNALS:
-            a.op(_JEQ_K, signo, "eperm", 0)
-        a.op(_RET_K, _RET_ALLOW)
+    _argument_checks(a)
 
     a.label("allow")
     a.op(_RET_K, _RET_ALLOW)
