@@ -4,9 +4,12 @@
    one-move match (start-up and teardown), divided by its moves; against a
    raw pipe round trip with a tiny echo child (one line out, one line back).
    Both are the best of a few runs: the machine's other load only adds noise.
-2. Start-up: starting ``python3 -c pass`` in a full sandbox (slot, copy,
-   prlimit, setpriv, bwrap, seccomp) and waiting for it to exit; against the
-   same command as a bare subprocess.
+2. Start-up: starting ``python3 -c pass`` in a full sandbox (slot, control
+   group, copy, mounts, the gated launcher, setpriv, bwrap, seccomp) and
+   waiting for it to exit; against the same command as a bare subprocess,
+   the two alternating, both on the same CPU with the CPU weight of a bot on
+   move.  Each part of the sandboxed start is shown as well, with and without
+   launchers started ahead of time (ARBITER_SANDBOX_WARM).
 
     python -m bench.referee [--moves 4000] [--starts 20] [--trips 5000]
 """
@@ -15,10 +18,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
+import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -26,10 +32,13 @@ from typing import Any
 
 import engines
 from engines.base import Engine, IllegalMoveError, Result, State
+from workers import botgroup, launcher, sandbox, warm
+from workers.cgroups import current_group, detect
+from workers.cpus import lease_cpu
 from workers.limits import SandboxLimits
 from workers.match import Clock, MatchSpec
 from workers.referee import play_match
-from workers.sandbox import BotProgram, sandbox_available, start_bot
+from workers.sandbox import BotProgram, capabilities, sandbox_available, start_bot
 
 PYTHON = "/usr/bin/python3"
 RANDOM_BOT = Path(__file__).resolve().parents[1] / "bots" / "random_bot.py"
@@ -131,25 +140,97 @@ def referee_move_us(moves: int, limits: SandboxLimits) -> tuple[float, float]:
     return (long - short) / (moves - 1) * 1e6, short
 
 
-def start_ms(starts: int, limits: SandboxLimits) -> tuple[float, float]:
-    """(sandboxed, bare) milliseconds to start python3 -c pass and see it exit."""
-    with tempfile.TemporaryDirectory() as tmp:
-        program = BotProgram(Path(tmp), (PYTHON, "-c", "pass"))
-        sandboxed = []
-        for _ in range(starts):
+@contextlib.contextmanager
+def like_a_bot(limits: SandboxLimits, cpu: int | None) -> Any:
+    """Run this thread (and the bare starts it makes) where a bot runs: its CPU, and a CPU group
+    of a bot on move inside the bots' group.  Otherwise, on a busy machine, the bare start would
+    compete at an ordinary weight while the sandboxed one has the bots' weight, and lose.
+    """
+    support = detect(limits.cgroups) if sandbox.uses_cgroups(limits) else None
+    if support is None:
+        yield
+        return
+    controllers = ("cpu", "cpuacct") if support.version == 1 else ("",)
+    made, home = [], []
+    tid = str(threading.get_native_id())
+    for name in controllers:
+        base = support.bases[name]
+        group = base / f"bench-{os.getpid()}"
+        group.mkdir(exist_ok=True)
+        made.append(group)
+        own = current_group(name)
+        assert own is not None
+        home.append(own)
+        (group / ("tasks" if support.version == 1 else "cgroup.threads")).write_text(tid)
+    old_affinity = os.sched_getaffinity(0)
+    if cpu is not None:
+        os.sched_setaffinity(0, {cpu})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, old_affinity)
+        for group, own in zip(made, home, strict=True):
+            (own / ("tasks" if support.version == 1 else "cgroup.threads")).write_text(tid)
+            with contextlib.suppress(OSError):  # a child of this thread may still be in it
+                group.rmdir()
+
+
+def start_ms(starts: int, limits: SandboxLimits) -> tuple[float, float, dict[str, float]]:
+    """(sandboxed, bare) median milliseconds to start python3 -c pass and see it exit, and the parts.
+
+    Sandboxed and bare starts alternate, so that the machine's other load weighs on both alike.
+    The parts are the medians of each step of ``start_bot`` (timed by wrapping its helpers;
+    a step that only some starts take is the median of those), plus the end (kill, the
+    kernel's confirmation that the group is empty, cleanup), which is not part of the start.
+    """
+    parts: dict[str, list[float]] = {}
+
+    def timed(owner: Any, name: str, label: str) -> Any:
+        inner = getattr(owner, name)
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
             t = time.perf_counter()
-            proc = start_bot(program, limits, cpu_seconds=10)
-            proc.wait(10.0)
-            sandboxed.append(time.perf_counter() - t)
-            proc.kill()
-            proc.cleanup()
-    bare = []
-    for _ in range(starts):
-        t = time.perf_counter()
-        subprocess.run([PYTHON, "-c", "pass"], check=True)
-        bare.append(time.perf_counter() - t)
-    med = lambda xs: sorted(xs)[len(xs) // 2]  # noqa: E731
-    return med(sandboxed) * 1000, med(bare) * 1000
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                parts.setdefault(label, []).append(time.perf_counter() - t)
+
+        setattr(owner, name, wrapper)
+        return inner
+
+    originals = [
+        (sandbox, "_cold_launcher", timed(sandbox, "_cold_launcher", "no launcher waiting: slot, group, spawn, move")),
+        (botgroup.SlotGroup, "attach", timed(botgroup.SlotGroup, "attach", "  of which the move into the group")),
+        (launcher, "_make_workdir", timed(launcher, "_make_workdir", "copy, fresh /tmp and /dev/shm mounts")),
+        (botgroup.SlotGroup, "start", timed(botgroup.SlotGroup, "start", "group counters, weight, CPU")),
+        (launcher, "hand_out", timed(launcher, "hand_out", "hand the bot to its launcher (all of the above)")),
+    ]
+    lease = lease_cpu(limits.lock_path()) if limits.pin_cpu and sandbox.uses_cgroups(limits) else None
+    sandboxed, bare, ends = [], [], []
+    try:
+        with tempfile.TemporaryDirectory() as tmp, like_a_bot(limits, lease.cpu if lease else None):
+            program = BotProgram(Path(tmp), (PYTHON, "-c", "pass"))
+            for _ in range(starts):
+                t = time.perf_counter()
+                proc = start_bot(program, limits, cpu_seconds=10, cpu=lease.cpu if lease else None)
+                proc.wait(10.0)
+                sandboxed.append(time.perf_counter() - t)
+                t = time.perf_counter()
+                proc.kill()
+                proc.cleanup()
+                ends.append(time.perf_counter() - t)
+                t = time.perf_counter()
+                subprocess.run([PYTHON, "-c", "pass"], check=True)
+                bare.append(time.perf_counter() - t)
+    finally:
+        for owner, name, inner in originals:
+            setattr(owner, name, inner)
+        if lease is not None:
+            lease.release()
+    med = lambda xs: sorted(xs)[len(xs) // 2] * 1000  # noqa: E731
+    breakdown = {f"{label} ({len(times)}x)": med(times) for label, times in parts.items()}
+    breakdown["end: kill, group empty, cleanup (not in the start)"] = med(ends)
+    return med(sandboxed), med(bare), breakdown
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -167,13 +248,25 @@ def main(argv: list[str] | None = None) -> int:
     # Wake-ups between processes depend on which cores they land on: keep the best of a few runs.
     trip = min(pipe_round_trip_us(args.trips) for _ in range(3))
     move, short = min(referee_move_us(args.moves, limits) for _ in range(2))
-    boxed, bare = start_ms(args.starts, limits)
+    # The same starts without launchers waiting (every start pays the spawn and the move into
+    # its group), then as configured: the effect of ARBITER_SANDBOX_WARM, in one run.
+    cold, cold_bare, cold_parts = start_ms(args.starts, dataclasses.replace(limits, warm=0))
+    warm.close_all()
+    boxed, bare, breakdown = start_ms(args.starts, limits)
     print(f"raw pipe round trip (echo child, {args.trips} trips): {trip:8.1f} us")
     print(f"referee per move (2 sandboxed random bots, {args.moves} moves): {move:8.1f} us  ratio {move / trip:5.1f}x")
+    print(f"sandbox start-up, python3 -c pass, no launchers waiting (median of {args.starts}): {cold:8.1f} ms  "
+          f"ratio {cold / cold_bare:5.2f}x (bare {cold_bare:.1f} ms)")  # fmt: skip
     print(f"sandbox start-up, python3 -c pass (median of {args.starts}): {boxed:8.1f} ms")
     print(f"bare subprocess start-up, python3 -c pass (median of {args.starts}): {bare:8.1f} ms  "
           f"ratio {boxed / bare:5.2f}x")  # fmt: skip
     print(f"a one-move match, start to finish (2 bots): {short * 1000:8.1f} ms")
+    for title, table in (("no launchers waiting", cold_parts), (f"ARBITER_SANDBOX_WARM={limits.warm}", breakdown)):
+        print(f"sandbox start-up, median of each part ({title}):")
+        for label, ms in table.items():
+            print(f"    {label:60s} {ms:8.2f} ms")
+    caps = capabilities(limits)
+    print(f"control groups: {caps['cgroups']['detail']}; tmpfs inode cap: {caps['tmpfs_inode_cap']}")
     return 0
 
 

@@ -1,24 +1,39 @@
-"""A started bot: its pipes, its slot, what it uses, and how to end all of it."""
+"""A started bot: its pipes, its slot, what it uses, and how to end all of it.
+
+With a control group (``workers.botgroup``) the kernel does the accounting:
+CPU time, memory (everything the bot's processes hold, shared memory and
+tmpfs included), whether its own memory limit killed it.  Without one, the
+numbers come from sampling /proc over the bot's process tree.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import logging
 import os
-import shutil
+import select
 import signal
 import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from workers import deaths, mounts
+from workers.botgroup import SlotGroup
 from workers.match import SeatStatus
-from workers.slots import Slot, kill_uid, process_tree, read_proc, stat_fields
+from workers.slots import (
+    KILL_WAIT_S,
+    Slot,
+    kill_uid,
+    process_tree,
+    quarantine,
+    read_proc,
+    reap_orphans,
+    stat_fields,
+    uid_busy,
+)
 
 log = logging.getLogger(__name__)
-
-# What runtimes print when an allocation fails (Python, C++, C and others).
-_MEMORY_WORDS = (b"memoryerror", b"bad_alloc", b"out of memory", b"cannot allocate memory", b"failed to allocate")
 
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
 
@@ -37,23 +52,75 @@ class BotProcess:
     """One started bot: its pipes, its slot, and how to measure and end it."""
 
     def __init__(
-        self, popen: subprocess.Popen[bytes], slot: Slot | None, workdir: Path, sandboxed: bool, memory_mb: int
+        self,
+        popen: subprocess.Popen[bytes],
+        slot: Slot | None,
+        workdir: Path,
+        sandboxed: bool,
+        memory_mb: int,
+        group: SlotGroup | None = None,
+        filtered: bool = False,
+        botdir: Path | None = None,
     ) -> None:
         self.popen = popen
         self.slot = slot
         self.workdir = workdir
+        self.botdir = botdir or workdir / "bot"
         self.sandboxed = sandboxed
         self.memory_mb = memory_mb
+        self.group = group
+        # Under the seccomp filter a bot cannot send SIGKILL nor exit with 128+: see limit_hit.
+        self.filtered = filtered
         self.usage = Usage()
         self.rusage: object | None = None
         self.returncode: int | None = None
+        self.gone = False  # the kernel confirmed that no process of the bot is left
+        self._cpu_ns = 0
+        # The sandbox's init: it often outlives our child, bwrap, and is then ours to reap.
+        self._inner: set[int] = set()
 
     @property
     def pid(self) -> int:
         return self.popen.pid
 
+    def cpu_ns(self) -> int:
+        """CPU time of all the bot's processes so far, in nanoseconds (never decreasing)."""
+        if self.group is not None and not self.gone:
+            with contextlib.suppress(OSError, ValueError):
+                self._cpu_ns = max(self._cpu_ns, self.group.cpu_ns())
+        elif self.group is None:
+            self._cpu_ns = max(self._cpu_ns, self._tree_cpu_ticks() * 1_000_000_000 // _CLK_TCK)
+        return self._cpu_ns
+
+    def _note_inner(self) -> None:
+        """Remember bwrap's child, the sandbox's init (a kernel list, nothing the bot can write)."""
+        if not self._inner and self.sandboxed:
+            text = read_proc(self.popen.pid, f"task/{self.popen.pid}/children") or ""
+            self._inner.update(int(p) for p in text.split())
+
+    def _tree_cpu_ticks(self) -> int:
+        total = 0
+        for pid in process_tree(self.popen.pid):
+            st = stat_fields(pid)
+            if st is not None:
+                # utime, stime and the times of reaped children (fields 14-17 of stat).
+                total += sum(int(x) for x in st[11:15])
+        return total
+
     def sample(self) -> None:
-        """Fold the current CPU time and memory of the bot's process tree into :attr:`usage`."""
+        """Fold the current CPU time and memory of the bot into :attr:`usage`."""
+        if self.group is not None:
+            if self.gone:
+                return
+            self._note_inner()
+            try:
+                u = self.usage
+                u.cpu_ms = max(u.cpu_ms or 0, self.cpu_ns() // 1_000_000)
+                u.peak_rss_kb = max(u.peak_rss_kb or 0, self.group.memory_peak() // 1024)
+                u.rss_now_kb = self.group.memory_now() // 1024
+            except (OSError, ValueError):
+                pass
+            return
         cpu_ticks, rss_sum, hwm, vm_peak, any_seen = 0, 0, 0, 0, False
         for pid in process_tree(self.popen.pid):
             st = stat_fields(pid)
@@ -91,11 +158,17 @@ class BotProcess:
         return total
 
     def over_memory(self) -> bool:
-        """True when all the bot's processes together hold more than the memory limit.
+        """True when all the bot's processes together went over the memory limit.
 
-        RLIMIT_AS bounds each process; without this a bot could multiply it by forking.  Cheap
-        RSS sums from :meth:`sample` trigger the check, the proportional sum confirms it.
+        With a control group: its own limit made the kernel kill one of them.  Without:
+        RLIMIT_AS bounds each process, and a bot could multiply it by forking; cheap RSS sums
+        from :meth:`sample` trigger the check, the proportional sum confirms it.
         """
+        if self.group is not None:
+            try:
+                return not self.gone and self.group.oom_killed() and self.group.reached_limit()
+            except (OSError, ValueError):
+                return False
         limit_kb = self.memory_mb * 1024
         return (self.usage.rss_now_kb or 0) > limit_kb and self.total_memory_kb() > limit_kb
 
@@ -109,22 +182,12 @@ class BotProcess:
         return code - 128 if self.sandboxed and code > 128 else None
 
     def limit_hit(self, stderr: bytes, cpu_limit_s: int) -> SeatStatus | None:
-        """``MEMORY_LIMIT`` or ``TIMEOUT`` when a dead bot's end looks like one of its limits, else None.
+        """``MEMORY_LIMIT`` or ``TIMEOUT`` when a dead bot's end looks like one of its limits (``workers.deaths``)."""
+        return deaths.limit_hit(self, stderr, cpu_limit_s)
 
-        Memory: stderr names an out-of-memory error, or a kill/segfault/abort/bus error came after
-        some process had reserved 90% of the address-space limit.  CPU: SIGXCPU or SIGKILL once
-        the measured CPU time is within 0.2 s of RLIMIT_CPU.
-        """
-        sig = self.exit_signal()
-        err = stderr.lower()
-        near_memory = (self.usage.peak_vm_kb or 0) >= self.memory_mb * 1024 * 0.9
-        if any(word in err for word in _MEMORY_WORDS) or (
-            sig in (signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS) and near_memory
-        ):
-            return SeatStatus.MEMORY_LIMIT
-        if sig in (signal.SIGXCPU, signal.SIGKILL) and (self.usage.cpu_ms or 0) >= cpu_limit_s * 1000 - 200:
-            return SeatStatus.TIMEOUT
-        return None
+    def killed_from_outside(self) -> str | None:
+        """Why the bot's death was not its own doing, or None (``workers.deaths``)."""
+        return deaths.killed_from_outside(self)
 
     def poll(self) -> int | None:
         """The exit status once the top process has exited (reaped with wait4 for its rusage)."""
@@ -152,7 +215,7 @@ class BotProcess:
     def holds_pipe(self, fd: int) -> bool:
         """Whether any process of the bot itself (not bwrap's) still has the pipe of ``fd`` open."""
         target = f"pipe:[{os.fstat(fd).st_ino}]"
-        for pid in process_tree(self.popen.pid):
+        for pid in self._pids():
             if (read_proc(pid, "comm") or "").strip() == "bwrap":
                 continue
             try:
@@ -167,14 +230,44 @@ class BotProcess:
                     continue
         return False
 
+    def _pids(self) -> list[int]:
+        if self.group is not None and not self.gone:
+            try:
+                return self.group.procs()
+            except OSError:
+                return []
+        return process_tree(self.popen.pid)
+
     def set_nice(self, value: int) -> None:
-        """Renice every process of the bot's slot at once (a bot not on move yields the CPU)."""
+        """Renice every process of the bot's slot uid (the off-move yield without a control group)."""
         if self.slot is not None:
             with contextlib.suppress(OSError):
                 os.setpriority(os.PRIO_USER, self.slot.uid, value)
 
+    def set_on_move(self, on_move: bool) -> None:
+        """Give the bot the CPU (on move) or only what is left over (off move), all its processes at once."""
+        if self.group is not None:
+            if not self.gone:
+                with contextlib.suppress(OSError):
+                    self.group.set_on_move(on_move)
+        else:
+            self.set_nice(0 if on_move else 19)
+
     def wait(self, timeout: float) -> int | None:
-        """Wait up to ``timeout`` seconds for the top process to exit."""
+        """Wait up to ``timeout`` seconds for the top process to exit (woken at once by its pidfd)."""
+        code = self.poll()
+        if code is not None or timeout <= 0:
+            return code
+        try:
+            fd = os.pidfd_open(self.popen.pid)
+        except OSError:
+            fd = None
+        if fd is not None:
+            try:
+                select.select([fd], [], [], timeout)
+            finally:
+                os.close(fd)
+            return self.poll()
         deadline = time.monotonic() + timeout
         pause = 0.0005
         while True:
@@ -185,25 +278,94 @@ class BotProcess:
             pause = min(pause * 2, 0.01)
 
     def kill(self) -> None:
-        """Kill everything the bot started, reap what is ours, free the slot."""
+        """Kill everything the bot started and reap what is ours; :attr:`gone` once the kernel confirms it."""
+        if self.gone:
+            return
         self.sample()
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.popen.pid, signal.SIGKILL)
-        if self.slot is not None:
-            kill_uid(self.slot.uid)
+        if self.group is not None:
+            self._note_inner()
+            orphans: set[int] = set(self._inner)
+            rounds = [0]
+
+            def reap(killed: list[int]) -> None:
+                # Our own child is reaped by poll() (for its status and rusage); any other
+                # process of the bot that became our child (the sandbox's init when bwrap went
+                # first: this worker is a subreaper) is reaped here.
+                orphans.update(pid for pid in killed if pid != self.popen.pid)
+                self.poll()
+                for pid in list(orphans):
+                    try:
+                        if os.waitpid(pid, os.WNOHANG)[0] != pid:
+                            continue
+                    except ChildProcessError:
+                        pass
+                    orphans.discard(pid)
+                if self.slot is not None:
+                    self._reap_zombies_of(self.slot.uid)
+                rounds[0] += 1
+                if rounds[0] % 6 == 0 and self.slot is not None:
+                    reap_orphans(self.slot.uid, os.getpid())  # hidden behind another's zombie: look in /proc
+
+            try:
+                self.gone = self.group.wait_empty(KILL_WAIT_S, reap)
+            except OSError as exc:
+                log.error("slot group of bot %s unusable while killing it: %s", self.popen.pid, exc)
+            if self.poll() is None:  # never got into its group (a failed start)
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(self.popen.pid, signal.SIGKILL)
+        else:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.popen.pid, signal.SIGKILL)
+            if self.slot is not None:
+                self.gone = kill_uid(self.slot.uid)
         self.wait(5.0)
         if self.returncode is None:
             log.error("bot process %s did not die after SIGKILL", self.popen.pid)
+        elif self.slot is None:
+            self.gone = True
+
+    def _reap_zombies_of(self, uid: int) -> None:
+        """Reap zombie children of this worker that ran as ``uid`` (the sandbox's init, orphaned to us).
+
+        Only the first waiting child can be seen without reaping it: when that is someone
+        else's, the caller falls back to a look through /proc.
+        """
+        while True:
+            try:
+                info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except ChildProcessError:
+                return
+            if info is None or info.si_uid != uid or info.si_pid == self.popen.pid:
+                return
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(info.si_pid, os.WNOHANG)
+
+    def _clear(self, uid: int) -> bool:
+        """True when nothing of the bot is left, so slot ``uid`` may be used again."""
+        try:
+            if self.group is not None and (self.group.procs() or not self.group.empty()):
+                self.group.kill()
+                return False
+        except OSError:
+            return False
+        return not uid_busy(uid)
 
     def cleanup(self) -> None:
-        """Close the pipes, release the slot and delete the per-match copy (after :meth:`kill`)."""
+        """Close the pipes, delete the per-match copy and give the slot back (after :meth:`kill`).
+
+        A slot whose processes the kernel has not confirmed gone is not given back: it stays
+        locked until they are (``workers.slots.quarantine``).
+        """
         for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
             try:
                 if stream is not None:
                     stream.close()
             except OSError:
                 pass
+        mounts.release_slot_dir(self.workdir, self.botdir, keep=self.slot is not None)
         if self.slot is not None:
-            self.slot.release()
-            self.slot = None
-        shutil.rmtree(self.workdir, ignore_errors=True)
+            slot, self.slot = self.slot, None
+            if self.gone or self._clear(slot.uid):
+                slot.release()
+            else:
+                quarantine(slot, lambda: self._clear(slot.uid))

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from celery import Celery
+from celery.signals import worker_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
 
@@ -45,3 +46,13 @@ def queue_depths(queues: Sequence[str], *, timeout_s: int = 2) -> dict[str, int]
             return depths
     except Exception:  # an unreachable broker: the caller decides what "unknown" means
         return None
+
+
+@worker_init.connect
+def _report_sandbox(**_: Any) -> None:
+    """At a worker's start: log what its bot sandbox lacks; refuse to start on a slot uid range conflict."""
+    from django.conf import settings
+
+    from workers.sandbox import report_at_start
+
+    report_at_start(settings.ARBITER_SANDBOX)

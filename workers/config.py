@@ -202,9 +202,24 @@ _add("ARBITER_SANDBOX_FIRST_UID", "int", 60000, "First uid of the slot range (ui
      "belong to this installation).", _G, minimum=1000)  # fmt: skip
 _add("ARBITER_SANDBOX_DIR", "path", "", "Where per-match copies of the bots are made (default: under the temp dir).",
      _G)  # fmt: skip
-_add("ARBITER_SANDBOX_LOCK_DIR", "path", "", "Where slot locks live; one place for the whole machine (default: "
-     "arbiter-slots under the temp dir).", _G)  # fmt: skip
+_add("ARBITER_SANDBOX_LOCK_DIR", "path", "", "Where slot locks live; one directory for the whole machine, shared by "
+     "every installation and container on it (default: /run/arbiter/slots).", _G)  # fmt: skip
 _add("ARBITER_SANDBOX_SECCOMP", "bool", True, "Filter the bots' system calls with seccomp.", _G)
+_add("ARBITER_SANDBOX_CGROUPS", "choice", "auto", "Control groups for bots: auto (v2 where delegated, else v1), v1, "
+     "v2, or off (rlimits and sampling only; /healthz says which is in use).", _G,
+     choices=("auto", "v1", "v2", "off"))  # fmt: skip
+_add("ARBITER_SANDBOX_PIN_CPU", "bool", True, "Run the bots of one match on one CPU, matches spread over the "
+     "worker's CPUs.", _G)  # fmt: skip
+_add("ARBITER_SANDBOX_TMP_INODES", "int", 4096, "Files and directories a bot may create in /tmp and in /dev/shm "
+     "each (needs a worker that may mount; otherwise only the memory cgroup bounds them).", _G, minimum=16)  # fmt: skip
+_add("ARBITER_SANDBOX_SHARED_MEMORY", "bool", False, "Let bots use SysV IPC and memfd_create (off: they fail with "
+     "EPERM; turn on only where the memory cgroup counts them).", _G)  # fmt: skip
+_add("ARBITER_SANDBOX_WARM", "int", 2, "Sandbox launchers each worker process keeps started and waiting in their "
+     "control groups, so that a bot starts at once (each holds a slot; 0: none).", _G, minimum=0)  # fmt: skip
+_add("ARBITER_SANDBOX_WALL_FACTOR", "float", 2.0, "Wall-clock backstop: a move (or the match) may take this many "
+     "times its CPU budget in real time, plus the grace below.", _G, minimum=1)  # fmt: skip
+_add("ARBITER_SANDBOX_WALL_GRACE_MS", "int", 1000, "Wall-clock backstop: milliseconds added to each move's and the "
+     "game's real-time allowance.", _G, minimum=0)  # fmt: skip
 _add("ARBITER_ALLOW_UNSANDBOXED", "bool", False, "Run bots without bubblewrap where it cannot start (development "
      "only: bots are then not isolated).", _G)  # fmt: skip
 

@@ -5,28 +5,39 @@ writes are buffered and go out only when a pipe is writable, so a bot that
 never reads cannot stall the referee, and stderr is always drained so a bot
 that floods it cannot block either.  A seat's first fault is kept and ends
 the match as that seat's forfeit (``workers.referee``).
+
+Time is charged by ``workers.clock``: a bot pays for the CPU time of its own
+processes while it is on move, with a wall-clock backstop, and never for time
+the referee itself was not running.  The bot on move gets the CPU; the others
+only what it leaves (their control groups' weight, or nice 19 without one).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import select
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from workers.botprocess import BotProcess
+from workers.clock import BotClock
+from workers.limits import SandboxLimits
 from workers.match import Clock, SeatStatus
+from workers.sandbox import ExternalKillError
+from workers.text import clean_text, parse_line, short_text
+
+__all__ = ["BotPipes", "Conversation", "SeatFault", "clean_text", "parse_line"]
 
 MAX_LINE = 64 * 1024  # longest answer line (protocol)
 STDERR_KEPT = 64 * 1024  # first bytes of stderr kept per bot
 END_GRACE_S = 0.25  # after `end`: time for bots to exit by themselves before the kill
 _SAMPLE_EVERY_S = 0.1
-NICE_OFF_MOVE = 19
 
 
 class SeatFault(Exception):
@@ -55,7 +66,6 @@ class BotPipes:
     ended: bool = False
     fault: tuple[SeatStatus, str] | None = None
     last_sample: float = 0.0
-    nice: int = 0
 
     def __post_init__(self) -> None:
         p = self.proc.popen
@@ -68,14 +78,13 @@ class BotPipes:
 class Conversation:
     """The referee's side of the protocol with every bot of one match, over their pipes."""
 
-    def __init__(
-        self, conns: list[BotPipes], clock: Clock, output_limit: int, cpu_limit_s: int, memory_mb: int
-    ) -> None:
+    def __init__(self, conns: list[BotPipes], clock: Clock, limits: SandboxLimits, cpu_limit_s: int) -> None:
         self.conns = conns
         self.clock = clock
-        self.output_limit = output_limit
+        self.limits = limits
+        self.output_limit = limits.output_kb * 1024
         self.cpu_limit_s = cpu_limit_s
-        self.memory_mb = memory_mb
+        self.memory_mb = limits.memory_mb
         self.ready_info: dict[int, tuple[str | None, str | None]] = {}
         self.poller = select.poll()
         self.by_fd: dict[int, tuple[BotPipes, str]] = {}
@@ -171,29 +180,37 @@ class Conversation:
             c.fault = (status, detail)
 
     def pump(
-        self, deadline: float, done: Callable[[], bool], stop_on_fault: bool = True, tick: float = _SAMPLE_EVERY_S
+        self,
+        done: Callable[[], bool],
+        *,
+        deadline: float | None = None,
+        clocks: Sequence[BotClock] = (),
+        stop_on_fault: bool = True,
+        tick: float = _SAMPLE_EVERY_S,
     ) -> None:
-        """Serve every pipe until ``done()``, a fault (if asked) or ``deadline``.
+        """Serve every pipe until ``done()``, a fault (if asked), ``deadline``, or every clock is out.
 
-        ``done`` is checked at least every ``tick`` seconds, also when no pipe has news.
+        ``done`` is checked at least every ``tick`` seconds, also when no pipe has news.  Each
+        clock is told after every wait how long the referee meant to wait (``workers.clock``).
         """
         while not done():
             if stop_on_fault and any(c.fault for c in self.conns):
                 return
             now = time.monotonic()
-            if now >= deadline:
+            if deadline is not None and now >= deadline:
                 return
-            for c in self.conns:
-                if now - c.last_sample >= _SAMPLE_EVERY_S:
-                    c.last_sample = now
-                    c.proc.sample()
-                    if not c.ended and c.proc.over_memory():
-                        self._note_fault(
-                            c, SeatStatus.MEMORY_LIMIT, f"its processes held more than {self.memory_mb} MiB"
-                        )
-                        c.proc.kill()
-            timeout_ms = max(0, min(int((deadline - now) * 1000) + 1, int(tick * 1000)))
-            for fd, _events in self.poller.poll(timeout_ms):
+            running = [k for k in clocks if not k.stopped and not k.out()]
+            if clocks and not running:
+                return
+            self._sample(now)
+            wait = tick if deadline is None else min(tick, deadline - now)
+            for k in running:
+                wait = min(wait, k.wait_s())
+            wait = max(wait, 0.0)
+            events = self.poller.poll(math.ceil(wait * 1000))
+            for k in running:
+                k.update(wait)
+            for fd, _events in events:
                 entry = self.by_fd.get(fd)
                 if entry is None:
                     continue
@@ -205,10 +222,23 @@ class Conversation:
                 else:
                     self._read(c, kind)
 
+    def _sample(self, now: float) -> None:
+        """Every tenth of a second: each bot's usage, and its memory limit (killed when it went over)."""
+        for c in self.conns:
+            if now - c.last_sample >= _SAMPLE_EVERY_S:
+                c.last_sample = now
+                c.proc.sample()
+                if not c.ended and c.fault is None and c.proc.over_memory():
+                    self._note_fault(c, SeatStatus.MEMORY_LIMIT, f"its processes held more than {self.memory_mb} MiB")
+                    c.proc.kill()
+
     # -- faults -------------------------------------------------------------
 
     def classify(self, c: BotPipes) -> tuple[SeatStatus, str]:
-        """Turn a pending fault into its final status: a crash may really be memory or CPU."""
+        """Turn a pending fault into its final status: a crash may really be memory or CPU.
+
+        Raises ExternalKillError when the bot died of something outside the sandbox (never a forfeit).
+        """
         assert c.fault is not None
         status, detail = c.fault
         if status != SeatStatus.CRASH:
@@ -223,6 +253,9 @@ class Conversation:
             return limit, f"used up its CPU time limit of {self.cpu_limit_s} s"
         if code is None:
             return SeatStatus.CRASH, detail  # still running: it closed its output or input
+        outside = c.proc.killed_from_outside()
+        if outside is not None:
+            raise ExternalKillError(c.seat, outside)
         sig = c.proc.exit_signal()
         return SeatStatus.CRASH, f"was killed by signal {sig}" if sig else f"exited with status {code}"
 
@@ -238,60 +271,70 @@ class Conversation:
         return None
 
     def startup(self, start_messages: list[dict[str, Any]]) -> list[SeatFault]:
-        """Send ``start`` to every bot and wait for every ``ready``; returns every seat's fault."""
-        deadline = time.monotonic() + self.clock.startup_ms / 1000
+        """Send ``start`` to every bot and wait for every ``ready``; returns every seat's fault.
+
+        Each bot has ``startup_ms`` of its own CPU time, with the wall-clock backstop.
+        """
+        startup_ms = self.clock.startup_ms
+        clocks = [BotClock(c.proc.cpu_ns, startup_ms, self.limits.wall_limit_ms(startup_ms)) for c in self.conns]
         for c, msg in zip(self.conns, start_messages, strict=True):
             self.send(c, msg)
-        self.pump(deadline, lambda: all(c.lines or c.fault for c in self.conns), stop_on_fault=False)
+
+        def all_ready() -> bool:
+            for c, k in zip(self.conns, clocks, strict=True):
+                if (c.lines or c.fault) and not k.stopped:
+                    k.stop(0.0)
+            return all(k.stopped for k in clocks)
+
+        self.pump(all_ready, clocks=clocks, stop_on_fault=False)
         faults = []
-        for c in self.conns:
+        for c, k in zip(self.conns, clocks, strict=True):
             try:
                 line = self.take_answer(c)
                 if c.fault is not None:
                     raise SeatFault(c.seat, *self.classify(c))
                 if line is None:
-                    raise SeatFault(c.seat, SeatStatus.STARTUP_TIMEOUT, f"no ready within {self.clock.startup_ms} ms")
+                    raise SeatFault(c.seat, SeatStatus.STARTUP_TIMEOUT, k.describe(startup_ms))
                 ready = parse_line(line)
                 if ready is None or ready.get("type") != "ready":
                     raise SeatFault(c.seat, SeatStatus.PROTOCOL_ERROR, 'the answer to start was not {"type": "ready"}')
-                self.ready_info[c.seat] = (_short(ready.get("name")), _short(ready.get("version")))
+                self.ready_info[c.seat] = (short_text(ready.get("name")), short_text(ready.get("version")))
             except SeatFault as fault:
                 faults.append(fault)
         return faults
 
-    def ask(self, c: BotPipes, message: dict[str, Any], budget_ms: int) -> tuple[str, int]:
-        """Send a turn and return the answer's move and its time; raises SeatFault."""
-        # Bots are not paused between turns, but one that is not on move runs at the lowest
-        # priority, so a bot spinning (or fork-bombing) in the background cannot starve the
-        # bot whose clock is running.
+    def ask(self, c: BotPipes, message: dict[str, Any], budget_ms: int, wall_ms: int) -> tuple[str, int, int]:
+        """Send a turn; return the answer's move, the CPU ms charged and the wall ms used.  Raises SeatFault.
+
+        ``budget_ms`` is the CPU time the bot may use, ``wall_ms`` the real time (backstop).
+        """
+        # Bots are not paused between turns, but one that is not on move gets only the CPU the
+        # bot on move leaves, so background work (a fork bomb, a stderr flood) cannot slow it.
         for other in self.conns:
-            want = 0 if other is c else NICE_OFF_MOVE
-            if other.nice != want:
-                other.proc.set_nice(want)
-                other.nice = want
+            other.proc.set_on_move(other is c)
         # Output that arrived unasked since the last answer must not pass for this turn's answer.
         self._read(c, "out")
         if c.lines or c.fault:
             self._note_fault(c, SeatStatus.PROTOCOL_ERROR, "wrote a line when no answer was expected")
             raise SeatFault(c.seat, *self.classify(c))
-        started = time.monotonic()
+        clock = BotClock(c.proc.cpu_ns, budget_ms, wall_ms)
         c.expecting = True
         self.send(c, message)
-        self.pump(started + budget_ms / 1000, lambda: bool(c.lines))
-        elapsed_ms = int((time.monotonic() - started) * 1000)
+        self.pump(lambda: bool(c.lines), clocks=[clock])
+        clock.stop(0.0)
         for other in self.conns:
             if other.fault is not None:
                 raise SeatFault(other.seat, *self.classify(other))
         line = self.take_answer(c)
-        if line is None or elapsed_ms > budget_ms:
+        if line is None or clock.out():
             self._crash_behind_timeout(c)
-            raise SeatFault(c.seat, SeatStatus.TIMEOUT, f"no answer within {budget_ms} ms")
+            raise SeatFault(c.seat, SeatStatus.TIMEOUT, clock.describe(budget_ms))
         answer = parse_line(line)
         move = answer.get("move") if answer is not None else None
         if not isinstance(move, str):
             detail = 'the answer was not one JSON object with a string "move"'
             raise SeatFault(c.seat, SeatStatus.PROTOCOL_ERROR, detail)
-        return move, elapsed_ms
+        return move, clock.charged_ms, clock.wall_ms
 
     def _crash_behind_timeout(self, c: BotPipes) -> None:
         """A bot that died or closed its output is a crash even if the clock ran out first.
@@ -300,7 +343,7 @@ class Conversation:
         neither an exit nor a closed stdout shows up as end-of-file right away: look at
         the processes themselves.
         """
-        self.pump(time.monotonic() + 0.02, lambda: c.out_eof, stop_on_fault=False)
+        self.pump(lambda: c.out_eof, deadline=time.monotonic() + 0.02, stop_on_fault=False)
         if c.fault is None and c.proc.poll() is not None:
             self._note_fault(c, SeatStatus.CRASH, "exited")
         if c.fault is None and c.proc.sandboxed and not c.proc.holds_pipe(c.out_fd):
@@ -318,31 +361,14 @@ class Conversation:
             c.expecting = False
             self.send(c, end_message)
         deadline = time.monotonic() + END_GRACE_S
-        self.pump(deadline, lambda: all(not c.wbuf or c.in_closed for c in self.conns), stop_on_fault=False)
+        self.pump(lambda: all(not c.wbuf or c.in_closed for c in self.conns), deadline=deadline, stop_on_fault=False)
         for c in self.conns:
             self._close_input(c)
         # A process's exit makes no pipe event of its own: look often.
         exited = lambda: all(c.proc.poll() is not None for c in self.conns)  # noqa: E731
-        self.pump(deadline, exited, stop_on_fault=False, tick=0.002)
+        self.pump(exited, deadline=deadline, stop_on_fault=False, tick=0.002)
 
     def drain_after_kill(self) -> None:
         """Read what is left in the pipes once every writer is dead (bounded)."""
         deadline = time.monotonic() + 0.5
-        self.pump(deadline, lambda: all(c.out_eof and c.err_eof for c in self.conns), stop_on_fault=False)
-
-
-def parse_line(line: bytes) -> dict[str, Any] | None:
-    try:
-        value = json.loads(line)
-    except (ValueError, UnicodeDecodeError, RecursionError):  # deep nesting must not crash the referee
-        return None
-    return value if isinstance(value, dict) else None
-
-
-def clean_text(text: str) -> str:
-    """Text safe to store anywhere: no NUL characters, no lone surrogates (PostgreSQL refuses both)."""
-    return text.encode("utf-8", "replace").decode("utf-8").replace("\x00", "\ufffd")
-
-
-def _short(value: Any) -> str | None:
-    return clean_text(value[:100]) if isinstance(value, str) else None
+        self.pump(lambda: all(c.out_eof and c.err_eof for c in self.conns), deadline=deadline, stop_on_fault=False)

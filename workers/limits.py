@@ -28,7 +28,15 @@ VARIABLES = {
     "lock_dir": "ARBITER_SANDBOX_LOCK_DIR",
     "seccomp": "ARBITER_SANDBOX_SECCOMP",
     "allow_unsandboxed": "ARBITER_ALLOW_UNSANDBOXED",
+    "cgroups": "ARBITER_SANDBOX_CGROUPS",
+    "pin_cpu": "ARBITER_SANDBOX_PIN_CPU",
+    "tmp_inodes": "ARBITER_SANDBOX_TMP_INODES",
+    "shared_memory": "ARBITER_SANDBOX_SHARED_MEMORY",
+    "warm": "ARBITER_SANDBOX_WARM",
+    "wall_factor": "ARBITER_SANDBOX_WALL_FACTOR",
+    "wall_grace_ms": "ARBITER_SANDBOX_WALL_GRACE_MS",
 }
+DEFAULT_LOCK_DIR = "/run/arbiter/slots"
 
 
 def _default(field: str) -> Any:
@@ -51,9 +59,16 @@ class SandboxLimits:
     first_uid: int = _default("first_uid")
     runtime_dir: str = _default("runtime_dir")  # per-match copies of the bots; "" picks one under the temp dir
     # Slot locks: one place for the whole machine, whatever runtime_dir each worker uses.
-    lock_dir: str = _default("lock_dir")  # "" is arbiter-slots under the temp dir
+    lock_dir: str = _default("lock_dir")  # "" is /run/arbiter/slots
     seccomp: bool = _default("seccomp")
     allow_unsandboxed: bool = _default("allow_unsandboxed")
+    cgroups: str = _default("cgroups")  # auto, v1, v2 or off
+    pin_cpu: bool = _default("pin_cpu")  # the bots of a match share one CPU
+    tmp_inodes: int = _default("tmp_inodes")  # inodes of /tmp and of /dev/shm (where the worker may mount)
+    shared_memory: bool = _default("shared_memory")  # SysV IPC and memfd_create allowed
+    warm: int = _default("warm")  # launchers kept waiting per worker process (each holds a slot)
+    wall_factor: float = _default("wall_factor")  # wall-clock backstop: this times the CPU budget...
+    wall_grace_ms: int = _default("wall_grace_ms")  # ...plus this
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> SandboxLimits:
@@ -66,9 +81,20 @@ class SandboxLimits:
             return self.cpu_seconds
         return math.ceil((startup_ms + game_ms) / 1000) + 2
 
+    def wall_limit_ms(self, budget_ms: int) -> int:
+        """The real time a bot may take for a CPU budget of ``budget_ms`` (sleeping, blocked)."""
+        return int(budget_ms * self.wall_factor) + self.wall_grace_ms
+
+    def match_wall_limit_s(self, startup_ms: int, game_ms: int, seats: int) -> float:
+        """Most real time a match can take with the bots at fault for none of it (start-up is shared).
+
+        Time the referee itself was stopped is charged to nobody and comes on top.
+        """
+        return (self.wall_limit_ms(startup_ms) + seats * self.wall_limit_ms(game_ms)) / 1000
+
     def lock_path(self) -> Path:
         """Where the slot locks live: one place for the whole machine."""
-        return Path(self.lock_dir) if self.lock_dir else Path(tempfile.gettempdir()) / "arbiter-slots"
+        return Path(self.lock_dir or DEFAULT_LOCK_DIR)
 
     def runtime_path(self) -> Path:
         """Where per-match copies of the bots are made."""

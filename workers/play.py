@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import engines
+from workers.conversation import clean_text
 from workers.limits import SandboxLimits
 from workers.match import Clock, MatchRecord, MatchSpec, SeatStatus
 from workers.packages import PackageError, program_from_directory, unpack_package
@@ -178,8 +179,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     key = f"{names[order[seat]]} {rec.status}"
                     statuses[key] = statuses.get(key, 0) + 1
                     if not args.json:
-                        print(f"    seat {seat} ({names[order[seat]]}): {rec.status}: {rec.detail}")
-                        tail = rec.stderr.strip().splitlines()[-5:]
+                        # Bot text never reaches the terminal raw (escape sequences, carriage returns).
+                        print(f"    seat {seat} ({names[order[seat]]}): {rec.status}: {clean_text(rec.detail)}")
+                        tail = clean_text(rec.stderr).strip().splitlines()[-5:]
                         for text in tail:
                             print(f"    | {text}")
             if args.games > 1:

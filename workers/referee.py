@@ -4,12 +4,18 @@ It starts every bot in its sandbox, runs the protocol (``workers.conversation``)
 turn by turn on the engine's state, and ends the match at the first fault of
 any seat as that seat's forfeit (see ``docs/bots.md``); everything a bot
 started is killed when the match ends.  Problems of the service itself raise
-InfrastructureError: they are never a bot's fault.
+InfrastructureError: they are never a bot's fault.  One kind of them,
+ExternalKillError, says that something outside the sandbox killed a bot
+(another installation, an operator, the machine's out-of-memory killer).
+
+The bots of one match share one CPU, leased for the match
+(``workers.cpus``), so that concurrent matches of a worker keep apart.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,10 +24,11 @@ from typing import Any
 import engines
 from workers.botprocess import BotProcess
 from workers.conversation import BotPipes, Conversation, SeatFault, clean_text
+from workers.cpus import CpuLease, lease_cpu
 from workers.limits import SandboxLimits
 from workers.match import Clock, MatchRecord, MatchSpec, MoveRecord, SeatRecord, SeatStatus, Termination
-from workers.sandbox import BotProgram, start_bot
-from workers.slots import become_subreaper
+from workers.sandbox import BotProgram, start_bot, uses_cgroups
+from workers.slots import become_subreaper, ensure_private_dir
 
 log = logging.getLogger(__name__)
 
@@ -63,14 +70,22 @@ def _start_messages(spec: MatchSpec, options: dict[str, Any], teams: list[list[i
     ]
 
 
-def _play_turns(ref: Conversation, state: engines.State, clock: Clock, moves: list[MoveRecord]) -> None:
-    """Ask whoever is on move until the game ends; raises SeatFault at the first fault."""
+def _play_turns(
+    ref: Conversation, state: engines.State, clock: Clock, limits: SandboxLimits, moves: list[MoveRecord]
+) -> None:
+    """Ask whoever is on move until the game ends; raises SeatFault at the first fault.
+
+    Each seat's game budget is CPU time; its real-time allowance for the game is the
+    wall-clock backstop of that budget (``SandboxLimits.wall_limit_ms``).
+    """
     game_left = [clock.game_ms] * len(ref.conns)
+    wall_left = [limits.wall_limit_ms(clock.game_ms)] * len(ref.conns)
     while not state.is_terminal():
         seat = state.to_move()
         assert seat is not None
         legal = state.legal_moves()
         budget = min(clock.move_ms, max(game_left[seat], 0))
+        wall = min(limits.wall_limit_ms(budget), max(wall_left[seat], 0))
         turn = {
             "type": "turn",
             "ply": state.ply,
@@ -78,8 +93,9 @@ def _play_turns(ref: Conversation, state: engines.State, clock: Clock, moves: li
             "legal_moves": legal,
             "clock": {"move_ms": clock.move_ms, "game_left_ms": game_left[seat]},
         }
-        move, ms = ref.ask(ref.conns[seat], turn, budget)
+        move, ms, wall_ms = ref.ask(ref.conns[seat], turn, budget, wall)
         game_left[seat] -= ms
+        wall_left[seat] -= wall_ms
         # Checked here too, so that no bot text ever reaches an engine that is not legal.
         if move not in legal:
             raise SeatFault(seat, SeatStatus.ILLEGAL_MOVE, f"{move[:80]!r} is not a legal move")
@@ -88,6 +104,18 @@ def _play_turns(ref: Conversation, state: engines.State, clock: Clock, moves: li
         except engines.IllegalMoveError:
             raise SeatFault(seat, SeatStatus.ILLEGAL_MOVE, f"{move[:80]!r} is not a legal move") from None
         moves.append(MoveRecord(seat=seat, move=move, ms=ms))
+
+
+def _lease(limits: SandboxLimits) -> CpuLease | None:
+    """The match's CPU, when bots are pinned (the lock files sit with the slot locks).
+
+    Only with control groups: there the bot off move gets almost nothing of the shared CPU.
+    Without them it would compete as an equal, so the bots are better spread by the kernel.
+    """
+    if not limits.pin_cpu or not uses_cgroups(limits):
+        return None
+    directory = limits.lock_path() if os.geteuid() == 0 else limits.runtime_path()
+    return lease_cpu(ensure_private_dir(directory, 0o700 if os.geteuid() == 0 else 0o711))
 
 
 @dataclass
@@ -110,11 +138,24 @@ def _outcome(state: engines.State, faults: list[SeatFault], teams: list[list[int
     return _Outcome(list(result.ranks), scores, Termination.RULES, result.reason)
 
 
+def _end_all(procs: list[BotProcess], ref: Conversation | None, lease: CpuLease | None) -> None:
+    """Kill every bot, read what is left in the pipes, free the slots and the CPU."""
+    for p in procs:
+        p.kill()
+    if ref is not None:
+        ref.drain_after_kill()
+    for p in procs:
+        p.cleanup()
+    if lease is not None:
+        lease.release()
+
+
 def play_match(spec: MatchSpec, bots: Sequence[BotProgram], *, limits: SandboxLimits | None = None) -> MatchRecord:
     """Play one match and return its record.
 
     Bot faults are forfeits recorded in the result; problems of the service itself
-    (no sandbox, no free slot, a copy that cannot be made) raise InfrastructureError.
+    (no sandbox, no free slot, a copy that cannot be made) raise InfrastructureError, and
+    a bot killed from outside its sandbox raises ExternalKillError (one of them).
     Invalid options, seat counts or bot counts raise ValueError before anything starts.
     """
     engine = engines.get_engine(spec.engine_id)
@@ -132,20 +173,21 @@ def play_match(spec: MatchSpec, bots: Sequence[BotProgram], *, limits: SandboxLi
     moves: list[MoveRecord] = []
     records = [SeatRecord(seat=s) for s in range(spec.seats)]
     ref: Conversation | None = None
+    lease = _lease(limits)
     try:
         for bot in bots:
-            procs.append(start_bot(bot, limits, cpu_limit))
+            procs.append(start_bot(bot, limits, cpu_limit, cpu=lease.cpu if lease else None))
         sandboxed = all(p.sandboxed for p in procs)
         if not sandboxed:
             log.warning("match %s runs its bots WITHOUT a sandbox (ARBITER_ALLOW_UNSANDBOXED)", match_id)
         conns = [BotPipes(seat=s, proc=p) for s, p in enumerate(procs)]
-        ref = Conversation(conns, spec.clock, limits.output_kb * 1024, cpu_limit, limits.memory_mb)
+        ref = Conversation(conns, spec.clock, limits, cpu_limit)
         faults = ref.startup(_start_messages(spec, options, teams))
         for s, (name, version) in ref.ready_info.items():
             records[s].name, records[s].version = name, version
         if not faults:
             try:
-                _play_turns(ref, state, spec.clock, moves)
+                _play_turns(ref, state, spec.clock, limits, moves)
             except SeatFault as fault:
                 faults = [fault]
         for f in faults:
@@ -156,12 +198,7 @@ def play_match(spec: MatchSpec, bots: Sequence[BotProgram], *, limits: SandboxLi
             end["result"]["scores"] = outcome.scores
         ref.finish(end)
     finally:
-        for p in procs:
-            p.kill()
-        if ref is not None:
-            ref.drain_after_kill()
-        for p in procs:
-            p.cleanup()
+        _end_all(procs, ref, lease)
     for rec, c in zip(records, ref.conns, strict=True):
         rec.stderr = clean_text(bytes(c.stderr).decode("utf-8", errors="replace"))
         rec.cpu_ms = c.proc.usage.cpu_ms

@@ -7,6 +7,18 @@ the bot, so no libseccomp binding is needed: the filter is a handful of
 a classic filter can inspect); everything else is allowed.  Only x86-64 has a
 syscall table here; :func:`build_filter` returns None on other machines and
 the sandbox then runs without a filter (namespaces and rlimits still apply).
+
+Two rules exist so that the referee can tell what a bot did from what was
+done to it.  A bot may not send SIGKILL or a stop signal (to anyone, itself
+included), and may not exit with a status of 128 or more (the process is
+killed with SIGSYS instead).  So when bubblewrap reports "killed by SIGKILL"
+(status 137) it was the kernel (memory or CPU limit, both visible in the
+bot's counters) or something outside the sandbox, never the bot.
+
+SysV IPC objects and memfd files hold memory that no process maps, which a
+per-process limit never sees: unless shared memory is allowed (where the
+memory cgroup counts it), ``shmget``, ``semget``, ``msgget``,
+``memfd_create`` and ``memfd_secret`` fail with ``EPERM``.
 """
 
 from __future__ import annotations
@@ -18,6 +30,7 @@ import struct
 
 # BPF opcodes (linux/bpf_common.h) and seccomp return values (linux/seccomp.h).
 _LD_W_ABS = 0x20
+_ALU_AND_K = 0x54
 _JEQ_K = 0x15
 _JGE_K = 0x35
 _JSET_K = 0x45
@@ -77,7 +90,21 @@ _X86_64_DENIED = {
     "fspick": 433,
     "mount_setattr": 442,
 }
-_X86_64 = {"socket": 41, "ioctl": 16, "clone": 56, "clone3": 435}
+_X86_64 = {"socket": 41, "ioctl": 16, "clone": 56, "clone3": 435, "exit": 60, "exit_group": 231}
+# Memory held outside any process's address space (see the module docstring).
+_X86_64_SHARED_MEMORY = {"shmget": 29, "semget": 64, "msgget": 68, "memfd_create": 319, "memfd_secret": 447}
+# Calls that send a signal, and which argument is the signal number.
+_X86_64_SIGNALLING = {
+    "kill": (62, 1),
+    "rt_sigqueueinfo": (129, 1),
+    "tkill": (200, 1),
+    "tgkill": (234, 2),
+    "rt_tgsigqueueinfo": (297, 2),
+    "pidfd_send_signal": (424, 1),
+}
+# SIGKILL and the stop signals (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU): only the kernel or the
+# outside world may end or freeze a bot with these.
+_RESERVED_SIGNALS = (9, 19, 20, 21, 22)
 
 _AF_UNIX = 1
 _TIOCSTI = 0x5412
@@ -114,25 +141,8 @@ class _Assembler:
         return bytes(out)
 
 
-def build_filter(machine: str | None = None) -> bytes | None:
-    """The packed filter for this machine, or None where no syscall table is known."""
-    machine = machine or platform.machine()
-    if machine not in ("x86_64", "amd64", "AMD64"):
-        return None
-    a = _Assembler()
-    a.op(_LD_W_ABS, _OFF_ARCH)
-    # A 32-bit (i386 ABI) call would use other numbers: refuse any other ABI outright.
-    a.op(_JEQ_K, _AUDIT_ARCH_X86_64, 0, "kill")
-    a.op(_LD_W_ABS, _OFF_NR)
-    a.op(_JGE_K, _X32_SYSCALL_BIT, "eperm", 0)
-    for nr in sorted(_X86_64_DENIED.values()):
-        a.op(_JEQ_K, nr, "eperm", 0)
-    a.op(_JEQ_K, _X86_64["socket"], "socket", 0)
-    a.op(_JEQ_K, _X86_64["ioctl"], "ioctl", 0)
-    a.op(_JEQ_K, _X86_64["clone"], "clone", 0)
-    a.op(_JEQ_K, _X86_64["clone3"], "enosys", 0)
-    a.op(_RET_K, _RET_ALLOW)
-
+def _argument_checks(a: _Assembler) -> None:
+    """The calls allowed or denied by their arguments (each block ends in a jump to a verdict)."""
     # socket(): only local (AF_UNIX) sockets; no network families, no netlink, no packet.
     a.label("socket")
     a.op(_LD_W_ABS, _arg_low(0))
@@ -147,6 +157,52 @@ def build_filter(machine: str | None = None) -> bytes | None:
     a.label("clone")
     a.op(_LD_W_ABS, _arg_low(0))
     a.op(_JSET_K, _CLONE_NEW_ANY, "eperm", "allow")
+
+    # exit(), exit_group(): a status of 128 or more would read like a death by signal.
+    a.label("exit")
+    a.op(_LD_W_ABS, _arg_low(0))
+    a.op(_ALU_AND_K, 0xFF)
+    a.op(_JGE_K, 128, "kill", "allow")
+
+    # The signal-sending calls: SIGKILL and the stop signals are the outside world's.
+    for arg in sorted({arg for _nr, arg in _X86_64_SIGNALLING.values()}):
+        a.label(f"signal_arg{arg}")
+        a.op(_LD_W_ABS, _arg_low(arg))
+        for signo in _RESERVED_SIGNALS:
+            a.op(_JEQ_K, signo, "eperm", 0)
+        a.op(_RET_K, _RET_ALLOW)
+
+
+def build_filter(machine: str | None = None, *, shared_memory: bool = False) -> bytes | None:
+    """The packed filter for this machine, or None where no syscall table is known.
+
+    ``shared_memory`` lets SysV IPC and memfd through (only where a memory cgroup counts them).
+    """
+    machine = machine or platform.machine()
+    if machine not in ("x86_64", "amd64", "AMD64"):
+        return None
+    a = _Assembler()
+    a.op(_LD_W_ABS, _OFF_ARCH)
+    # A 32-bit (i386 ABI) call would use other numbers: refuse any other ABI outright.
+    a.op(_JEQ_K, _AUDIT_ARCH_X86_64, 0, "kill")
+    a.op(_LD_W_ABS, _OFF_NR)
+    a.op(_JGE_K, _X32_SYSCALL_BIT, "eperm", 0)
+    denied = set(_X86_64_DENIED.values())
+    if not shared_memory:
+        denied |= set(_X86_64_SHARED_MEMORY.values())
+    for nr in sorted(denied):
+        a.op(_JEQ_K, nr, "eperm", 0)
+    a.op(_JEQ_K, _X86_64["socket"], "socket", 0)
+    a.op(_JEQ_K, _X86_64["ioctl"], "ioctl", 0)
+    a.op(_JEQ_K, _X86_64["clone"], "clone", 0)
+    a.op(_JEQ_K, _X86_64["clone3"], "enosys", 0)
+    a.op(_JEQ_K, _X86_64["exit"], "exit", 0)
+    a.op(_JEQ_K, _X86_64["exit_group"], "exit", 0)
+    for nr, arg in _X86_64_SIGNALLING.values():
+        a.op(_JEQ_K, nr, f"signal_arg{arg}", 0)
+    a.op(_RET_K, _RET_ALLOW)
+
+    _argument_checks(a)
 
     a.label("allow")
     a.op(_RET_K, _RET_ALLOW)

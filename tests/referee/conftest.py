@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -9,8 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.referee.support import engine_registered, make_limits, require_sandbox
+from tests.referee.support import FIRST_UID, SLOTS, engine_registered, make_limits, require_sandbox
+from workers import warm
+from workers.botgroup import remove_idle_groups
+from workers.cgroups import detect
 from workers.limits import SandboxLimits
+from workers.mounts import unmount_all_under
+from workers.slots import NoFreeSlotError, acquire_slot
 
 
 @pytest.fixture(autouse=True)
@@ -25,7 +31,23 @@ def runtime() -> Iterator[Path]:
     path = Path(tempfile.mkdtemp(prefix="arbiter-test-runtime-"))
     path.chmod(0o711)
     yield path
+    # Launchers waiting for bots hold slots and live in their groups: end them, then remove the
+    # test slots' control groups that nobody holds, then the directory (its mounts first).
+    warm.close_all()
+    support = detect("auto") if os.geteuid() == 0 else None
+    if support is not None and support.usable:
+        lock_dir = SandboxLimits().lock_path()
+        remove_idle_groups(support, range(FIRST_UID, FIRST_UID + SLOTS), lambda uid: _slot_free(lock_dir, uid))
+    unmount_all_under(path)
     shutil.rmtree(path, ignore_errors=True)
+
+
+def _slot_free(lock_dir: Path, uid: int) -> bool:
+    try:
+        with acquire_slot(lock_dir, uid, 1, wait_s=0):
+            return True
+    except NoFreeSlotError:
+        return False
 
 
 @pytest.fixture

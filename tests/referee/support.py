@@ -21,8 +21,8 @@ REPO = Path(__file__).resolve().parents[2]
 RANDOM_BOT = REPO / "bots" / "random_bot.py"
 # Short clocks keep the suites fast; timeouts are tested with these.
 FAST = Clock(move_ms=400, game_ms=5000, startup_ms=4000)
-FIRST_UID = 61000  # away from the service's default pool (60000+) so a running worker is not disturbed
-SLOTS = 8
+FIRST_UID = 61200  # away from the service's default pool (60000+) and from older test runs (61000+)
+SLOTS = 16  # every test process keeps a few launchers waiting (ARBITER_SANDBOX_WARM), each in a slot
 
 
 def make_limits(runtime: Path, **overrides: object) -> SandboxLimits:
@@ -45,6 +45,17 @@ def require_sandbox(limits: SandboxLimits) -> None:
         if os.environ.get("CI"):
             pytest.fail("the sandbox tests need root (slot uids)")
         pytest.skip("the sandbox tests need root (slot uids)")
+
+
+def require_cgroups(limits: SandboxLimits) -> None:
+    """Skip without usable control groups; fail instead when running in CI."""
+    from workers.cgroups import detect
+
+    support = detect(limits.cgroups)
+    if not support.usable:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI needs control groups for the sandbox: {support.reason}")
+        pytest.skip(f"no usable control groups here: {support.reason}")
 
 
 def write_bot(directory: Path, source: str, name: str = "main.py", extra: dict[str, str] | None = None) -> BotProgram:

@@ -48,3 +48,27 @@ def test_play_rejects_bad_bot(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     bad.write_bytes(b"nope")
     assert play.main(["--game", "count-test", str(bad), str(RANDOM_BOT)]) == 2
     assert "not a valid zip" in capsys.readouterr().err
+
+
+def test_play_shows_bot_text_with_control_characters_escaped(
+    tmp_path: Path, limits: SandboxLimits, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A forfeiting bot's stderr (window title, clear screen, clipboard write) reaches the terminal escaped."""
+    monkeypatch.setenv("ARBITER_SANDBOX_FIRST_UID", str(limits.first_uid))
+    monkeypatch.setenv("ARBITER_SANDBOX_SLOTS", str(limits.slots))
+    monkeypatch.setenv("ARBITER_SANDBOX_DIR", limits.runtime_dir)
+    nasty = tmp_path / "nasty.py"
+    nasty.write_text(
+        "import sys\n"
+        "sys.stdin.readline()\n"
+        "sys.stderr.write('\\x1b]0;pwned\\x07\\x1b[2J\\x1b]52;c;ZWNobyBoaQ==\\x07\\rover\\n')\n"
+        'print(\'{"type": "ready"}\', flush=True)\n'
+        "sys.stdin.readline()\n"
+        'print(\'{"move": "\\\\u001b[31mnope"}\', flush=True)\n'
+    )
+    code = play.main(["--game", "count-test", str(nasty), str(RANDOM_BOT), "--option", "target=5"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "\x1b" not in out and "\x07" not in out and "\r" not in out
+    assert "| \\x1b]0;pwned\\x07\\x1b[2J\\x1b]52;c;ZWNobyBoaQ==\\x07\\x0dover" in out
+    assert "illegal_move" in out

@@ -118,8 +118,12 @@ def test_forfeits(tmp_path: Path, limits: SandboxLimits, on_turn: str, on_start:
         assert record.scores is None and f"seat {seat} forfeited ({status}" in record.reason
 
 
-def test_game_budget_exhausted(tmp_path: Path, limits: SandboxLimits) -> None:
-    slow = scripted(tmp_path, "slow", on_turn="time.sleep(0.12); " + FIRST)
+BURN = "t = time.process_time()\n        while time.process_time() - t < 0.12: pass\n        "
+
+
+def test_game_budget_is_cpu_time(tmp_path: Path, limits: SandboxLimits) -> None:
+    # 120 ms of CPU per move against a 400 ms game budget: out of time on the fourth move.
+    slow = scripted(tmp_path, "slow", on_turn=BURN + FIRST)
     record = play(
         limits,
         [slow, random_bot(tmp_path / "r")],
@@ -127,7 +131,24 @@ def test_game_budget_exhausted(tmp_path: Path, limits: SandboxLimits) -> None:
         options={"target": 50},
     )
     assert record.seat_records[0].status == "timeout" and record.ranks == [2, 1]
-    assert 2 <= len([m for m in record.moves if m.seat == 0]) <= 4
+    assert "CPU time" in record.seat_records[0].detail
+    mine = [m.ms for m in record.moves if m.seat == 0]
+    assert 2 <= len(mine) <= 4 and all(115 <= ms <= 400 for ms in mine), mine
+
+
+def test_sleeping_bot_meets_the_wall_clock_backstop(tmp_path: Path, limits: SandboxLimits) -> None:
+    # Sleeping costs no CPU, but the game's real-time allowance (2 x 400 ms + 1 s) runs out.
+    sleepy = scripted(tmp_path, "sleepy", on_turn="time.sleep(0.12); " + FIRST)
+    record = play(
+        limits,
+        [sleepy, random_bot(tmp_path / "r")],
+        clock=Clock(move_ms=1000, game_ms=400, startup_ms=3000),
+        options={"target": 100},
+    )
+    assert record.seat_records[0].status == "timeout" and record.ranks == [2, 1]
+    assert "real time" in record.seat_records[0].detail
+    mine = [m.ms for m in record.moves if m.seat == 0]
+    assert 4 <= len(mine) <= 15 and sum(mine) < 400, mine
 
 
 def test_total_output_limit(tmp_path: Path, runtime: Path) -> None:
@@ -160,12 +181,18 @@ def test_team_forfeit_and_separate_processes(tmp_path: Path, limits: SandboxLimi
 
 
 def test_stored_text_is_clean(tmp_path: Path, limits: SandboxLimits) -> None:
-    nasty = 'sys.stderr.write("a\\x00b\\udcff"); sys.stderr.flush(); send({"type": "ready", "name": "x\\u0000\\ud800"})'
+    # NUL, an escape sequence (window title), a carriage return, a bidi override, a lone surrogate.
+    nasty = (
+        'sys.stderr.write("a\\x00b\\x1b]0;pwned\\x07c\\rd\\u202ee\\tf\\n"); sys.stderr.flush(); '
+        'send({"type": "ready", "name": "x\\u0000\\ud800\\x1b[2J"})'
+    )
     record = play(limits, [scripted(tmp_path, "n", on_start=nasty), random_bot(tmp_path / "r")])
     seat = record.seat_records[0]
-    assert "\x00" not in seat.stderr and seat.stderr.startswith("a\ufffdb")
-    assert seat.name == "x\ufffd?"
-    json.dumps(record.to_json()).encode("utf-8")
+    assert seat.stderr.startswith("a\\x00b\\x1b]0;pwned\\x07c\\x0dd\\u202ee\tf\n"), seat.stderr[:80]
+    assert seat.name == "x\\x00?\\x1b[2J"
+    text = json.dumps(record.to_json(), ensure_ascii=False)
+    assert not any(ch in text for ch in "\x00\x1b\x07\r\u202e")
+    text.encode("utf-8")
 
 
 def test_forfeit_ranks_rule() -> None:

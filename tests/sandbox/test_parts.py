@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.referee.support import FAST, make_limits, random_bot, survivors
+from tests.referee.support import FAST, make_limits, random_bot, require_cgroups, survivors
 from workers import seccomp
 from workers.limits import SandboxLimits
 from workers.match import MatchSpec
@@ -91,3 +91,43 @@ def test_concurrent_matches_in_threads(tmp_path: Path, runtime: Path, limits: Sa
         t.join(60)
     assert results == [["ok", "ok"]] * 3
     assert survivors() == {}
+
+
+def test_capabilities_say_what_is_used_and_what_is_missing(runtime: Path, limits: SandboxLimits) -> None:
+    """The report /healthz and the worker's start-up log show: here, everything; without cgroups, the gap."""
+    from workers.sandbox import capabilities, report_at_start
+
+    require_cgroups(limits)
+    full = capabilities(limits)
+    assert full["sandbox"] == "bubblewrap" and full["seccomp"] is True
+    assert full["cgroups"]["version"] in (1, 2), full
+    assert {"memory", "pids", "cpu"} <= set(full["cgroups"]["controllers"])
+    assert full["gaps"] == [] or not full["tmpfs_inode_cap"], full["gaps"]
+    bare = report_at_start(make_limits(runtime, cgroups="off"))
+    assert bare["cgroups"]["version"] is None
+    assert any("no control groups" in gap for gap in bare["gaps"]), bare["gaps"]
+
+
+def test_clock_charges_nothing_for_the_referees_own_stall() -> None:
+    """The clock's arithmetic: a late wake-up counts only what the referee meant to wait."""
+    from workers import clock
+
+    cpu = [0]
+    now = [100.0]
+    k = clock.BotClock(lambda: cpu[0], budget_ms=1000, wall_limit_ms=3000, now=lambda: now[0])
+    now[0] += 0.1
+    cpu[0] += 90_000_000  # 90 ms of CPU in a 100 ms wait: all of it charged
+    k.update(0.1)
+    assert k.charged_ms == 90 and k.wall_ms == 100
+    now[0] += 15.0
+    cpu[0] += 15_000_000_000  # stopped for 15 s while the bot computed: at most 150 ms counts
+    k.update(0.1)
+    assert k.charged_ms == 90 + 150 and k.wall_ms == 250 and k.lost_s > 14.8
+    assert not k.out()
+
+
+def test_clean_text_escapes_what_steers_a_terminal() -> None:
+    from workers.conversation import clean_text
+
+    assert clean_text("ok\tline\n") == "ok\tline\n"
+    assert clean_text("\x1b]0;t\x07\r\x00\x7f\x9b\u202e\ud800é") == "\\x1b]0;t\\x07\\x0d\\x00\\x7f\\x9b\\u202e?é"

@@ -132,11 +132,12 @@ def matches_create(*, config: MatchConfig, lineups: Sequence[Lineup]) -> list[Ma
 def match_time_limit_s(*, seats: int, clock: Clock) -> int:
     """How long a match may run before the service gives up on it (seconds).
 
-    Every seat may use its whole startup and game budget, so the match can
-    last that long before any bot is at fault; the margin covers sandbox
-    start-up and recording.
+    The sandbox's real-time backstops let every seat use its whole startup
+    and game budget, and then some (a bot that sleeps is stopped by the wall
+    clock, not the CPU clock); the margin covers start-up and recording.
     """
-    return int((clock.startup_ms + clock.game_ms) * seats / 1000.0) + settings.ARBITER_TASK_MARGIN_S
+    wall = settings.ARBITER_SANDBOX.match_wall_limit_s(clock.startup_ms, clock.game_ms, seats)
+    return int(wall) + settings.ARBITER_TASK_MARGIN_S
 
 
 def matches_wake(*, count: int) -> int:

@@ -106,10 +106,13 @@ def _sandbox_probe() -> str:
     # The self-test's own memory is per process and keeps successes only; forget it so that a
     # sandbox that broke since (bwrap removed, user namespaces turned off) shows up here.
     sandbox._checked.clear()
-    if sandbox.sandbox_available(limits):
-        return "bubblewrap self-test passed"
-    # Only reached with ARBITER_ALLOW_UNSANDBOXED=1: bots would run without isolation.
-    raise sandbox.SandboxUnavailableError("bubblewrap unusable; bots would run unsandboxed")
+    found = sandbox.capabilities(limits)
+    if found["sandbox"] != "bubblewrap":
+        # Only reached with ARBITER_ALLOW_UNSANDBOXED=1: bots would run without isolation.
+        raise sandbox.SandboxUnavailableError("bubblewrap unusable; bots would run unsandboxed")
+    # What falls back to something weaker here (no control groups, say) is said, not failed on.
+    gaps = "; ".join(found["gaps"]) or "none"
+    return f"bubblewrap self-test passed; cgroups: {found['cgroups']}; gaps: {gaps}"
 
 
 def health_report() -> tuple[bool, dict[str, Any]]:

@@ -1,0 +1,41 @@
+"""Bot text made safe: parsing an answer line, and text fit to store and to show anywhere."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+
+def parse_line(line: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(line)
+    except (ValueError, UnicodeDecodeError, RecursionError):  # deep nesting must not crash the referee
+        return None
+    return value if isinstance(value, dict) else None
+
+
+# Characters that steer a terminal or reorder text on a page: C0 controls but newline and tab,
+# DEL, C1 controls, and the Unicode bidirectional overrides and isolates.
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def clean_text(text: str) -> str:
+    """Bot text made safe to store and to show anywhere (a terminal, a page, PostgreSQL).
+
+    Control characters other than newline and tab (escape sequences, carriage returns, NUL,
+    bidirectional overrides) become visible escapes such as ``\\x1b``; lone surrogates,
+    which no encoder takes, become ``?``.
+    """
+    text = text.encode("utf-8", "replace").decode("utf-8")
+    return _CONTROLS.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def short_text(value: Any) -> str | None:
+    """The first 100 characters of a bot-given string, cleaned; None for anything else."""
+    return clean_text(value[:100]) if isinstance(value, str) else None
