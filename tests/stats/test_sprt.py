@@ -7,10 +7,6 @@ import math
 import pytest
 
 from tournaments.ratings.stats import (
-    VERSION_TEST_ELO0,
-    VERSION_TEST_ELO1,
-    VERSION_TEST_MAX_GAMES,
-    VERSION_TEST_MAX_GAMES_LIMIT,
     Counts,
     Decision,
     EloModel,
@@ -22,6 +18,7 @@ from tournaments.ratings.stats import (
     expected_score,
     llr,
 )
+from workers.config import SETTINGS
 
 # Counts (lowest score first), elo0, elo1, then the LLR that Fishtest's LLRcalc gives for them
 # (LLR_logistic and LLR_normalized, computed with its own code outside this project).
@@ -82,9 +79,11 @@ def test_all_wins_tell_little_between_close_hypotheses() -> None:
 
 
 def test_version_test_defaults() -> None:
-    test = Sprt(elo0=VERSION_TEST_ELO0, elo1=VERSION_TEST_ELO1, max_games=VERSION_TEST_MAX_GAMES)
+    # The service's defaults are settings (the registry holds them; docs/ratings.md cites their figures).
+    default = {name: SETTINGS[f"ARBITER_VERSION_TEST_{name}"].default for name in ("ELO0", "ELO1", "DEFAULT_MAX_GAMES")}
+    test = Sprt(elo0=default["ELO0"], elo1=default["ELO1"], max_games=default["DEFAULT_MAX_GAMES"])
     assert (test.elo0, test.elo1, test.max_pairs) == (0.0, 40.0, 1000)
-    assert VERSION_TEST_MAX_GAMES <= VERSION_TEST_MAX_GAMES_LIMIT
+    assert default["DEFAULT_MAX_GAMES"] <= SETTINGS["ARBITER_VERSION_TEST_MAX_GAMES"].default
     # Sprt's own defaults are a plain test's: [0, 10].
     assert (Sprt().elo0, Sprt().elo1) == (0.0, 10.0)
 

@@ -41,6 +41,18 @@ def game_default_pool(*, game: Game) -> str:
         return game.id
 
 
+def game_has_first_mover(*, game_id: str) -> bool:
+    """Whether seat 0 moves first in the game (the rating fits then estimate a first-seat term).
+
+    A game without an installed engine is taken to have one: the fitted term
+    is then near zero if the seat does not matter.
+    """
+    try:
+        return get_engine(game_id).has_first_mover
+    except UnknownEngineError:
+        return True
+
+
 def game_configs(*, game: Game) -> list[dict[str, Any]]:
     """Example (seats, options) configurations with their teams, for clients building a tournament."""
     try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from tournaments.ratings.models import Rating, RatingChange
+from tournaments.ratings.models import PoolFit, Rating, RatingChange
 from tournaments.web.admin_kit import HistoryAdmin, ReadOnlyInline
 
 
@@ -35,3 +35,11 @@ class RatingChangeAdmin(HistoryAdmin):
     list_filter = ["rating__pool"]
     search_fields = ["rating__bot_version__bot__name"]
     list_select_related = ["rating__bot_version__bot"]
+
+
+@admin.register(PoolFit)
+class PoolFitAdmin(HistoryAdmin):
+    """When each pool was last fitted for its error bars, and how long that took."""
+
+    list_display = ["pool", "fitted_at", "matches", "players", "first_move_advantage", "seconds"]
+    search_fields = ["pool"]

@@ -18,7 +18,7 @@ from tournaments.api.pagination import Pagination
 from tournaments.errors import ServiceError
 from tournaments.games.selectors import game_default_pool, game_list
 from tournaments.ratings.models import Rating
-from tournaments.ratings.selectors import leaderboard
+from tournaments.ratings.selectors import leaderboard, rating_error_bar
 
 
 class RatingNumbersSerializer(serializers.Serializer):
@@ -39,6 +39,11 @@ class LeaderboardRowSerializer(RatingNumbersSerializer):
     owner = serializers.CharField()
     bot_version = serializers.IntegerField()
     version = serializers.IntegerField()
+    elo_stderr = serializers.FloatField(
+        allow_null=True, help_text="Standard error of the Elo from the pool's last whole-history fit (null before it)."
+    )
+    elo_low = serializers.FloatField(allow_null=True, help_text="Lower end of the 95% interval around the Elo.")
+    elo_high = serializers.FloatField(allow_null=True, help_text="Upper end of the 95% interval around the Elo.")
 
 
 POOL = OpenApiParameter("pool", str, description="Rating pool; the game's default configuration's by default.")
@@ -80,23 +85,28 @@ class LeaderboardApi(GenericAPIView):
         ratings = leaderboard(game_id=game.id, pool=pool, user=user_of(request))
         page = self.paginate_queryset(ratings)
         start = self.paginator.page.start_index() if page else 1  # type: ignore[union-attr]
-        rows = [
-            {
-                "place": start + i,
-                "bot": r.bot_version.bot_id,
-                "bot_name": r.bot_version.bot.name,
-                "owner": r.bot_version.bot.owner.username,
-                "bot_version": r.bot_version_id,
-                "version": r.bot_version.number,
-                "pool": r.pool,
-                "elo": r.elo,
-                "games": r.games,
-                "wins": r.wins,
-                "draws": r.draws,
-                "losses": r.losses,
-            }
-            for i, r in enumerate(page or [])
-        ]
+        rows = []
+        for i, r in enumerate(page or []):
+            bar = rating_error_bar(r)
+            rows.append(
+                {
+                    "place": start + i,
+                    "bot": r.bot_version.bot_id,
+                    "bot_name": r.bot_version.bot.name,
+                    "owner": r.bot_version.bot.owner.username,
+                    "bot_version": r.bot_version_id,
+                    "version": r.bot_version.number,
+                    "pool": r.pool,
+                    "elo": r.elo,
+                    "games": r.games,
+                    "wins": r.wins,
+                    "draws": r.draws,
+                    "losses": r.losses,
+                    "elo_stderr": bar.stderr if bar else None,
+                    "elo_low": bar.low if bar else None,
+                    "elo_high": bar.high if bar else None,
+                }
+            )
         return self.get_paginated_response(rows)
 
 

@@ -64,3 +64,39 @@ class RatingChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rating_id}@{self.match_id}: {self.delta:+.1f}"
+
+
+class PoolFit(models.Model):
+    """The last whole-history fit of a rating pool: what its leaderboard's error bars come from.
+
+    ``games_total`` is the sum of the pool's ``Rating.games`` when fitted: a
+    rated match changes it, so a different sum means the fit is behind.
+    """
+
+    pool = models.CharField(max_length=200, unique=True)
+    fitted_at = models.DateTimeField()
+    games_total = models.PositiveBigIntegerField()
+    matches = models.PositiveIntegerField()
+    players = models.PositiveIntegerField()
+    first_move_advantage = models.FloatField(null=True)
+    seconds = models.FloatField()
+
+    def __str__(self) -> str:
+        return f"{self.pool}: {self.matches} matches at {self.fitted_at:%Y-%m-%d %H:%M}"
+
+
+class PoolFitEntry(models.Model):
+    """One version's standard error (Elo) in its pool's last fit; its error bar is live Elo +- z * stderr."""
+
+    pool = models.CharField(max_length=200)
+    bot_version = models.ForeignKey("bots.BotVersion", on_delete=models.CASCADE, related_name="+")
+    stderr = models.FloatField()
+    games = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["pool", "bot_version"], name="poolfitentry_unique_pool_version"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot_version_id} {self.pool}: +-{self.stderr:.1f}"

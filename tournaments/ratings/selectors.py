@@ -4,16 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Exists, Max, OuterRef, Q, QuerySet
+from django.db.models import Exists, Max, OuterRef, Q, QuerySet, Subquery
 
 from tournaments.bots.models import Bot, BotVersion, BotVersionRetirement
-from tournaments.ratings.models import Rating, RatingChange
+from tournaments.ratings.models import PoolFitEntry, Rating, RatingChange
+from tournaments.ratings.stats import ErrorBar
 
 
 def leaderboard(*, game_id: str, pool: str, user: Any = None) -> QuerySet[Rating]:
     """Ratings of each visible, active bot's latest version (not retired) in a rating pool.
 
     The latest version is the one shown; older versions keep their rows for history.
+    Each rating carries ``fit_stderr``: its standard error (Elo) in the pool's last
+    whole-history fit, None before the first fit that saw one of its games
+    (:func:`rating_error_bar` turns it into an interval).
     """
     # Retired versions (models_challenges.BotVersionRetirement) no longer stand for their bot.
     # "Not retired, and no newer version that is not retired" as an anti-join: PostgreSQL then
@@ -31,6 +35,12 @@ def leaderboard(*, game_id: str, pool: str, user: Any = None) -> QuerySet[Rating
         .exclude(Exists(newer))
         .select_related("bot_version__bot__owner")
         .defer("bot_version__package")
+        # A subquery in the select list: evaluated only for the page's rows.
+        .annotate(
+            fit_stderr=Subquery(
+                PoolFitEntry.objects.filter(pool=pool, bot_version_id=OuterRef("bot_version_id")).values("stderr")[:1]
+            )
+        )
     )
     if not getattr(user, "is_staff", False):
         visible = Q(bot_version__bot__visibility=Bot.Visibility.PUBLIC)
@@ -38,6 +48,12 @@ def leaderboard(*, game_id: str, pool: str, user: Any = None) -> QuerySet[Rating
             visible |= Q(bot_version__bot__owner_id=user.id)
         ratings = ratings.filter(visible)
     return ratings.order_by("-elo", "bot_version_id")
+
+
+def rating_error_bar(rating: Rating) -> ErrorBar | None:
+    """The 95% error bar around a leaderboard rating's live Elo, or None while its pool has no fit of it."""
+    stderr = getattr(rating, "fit_stderr", None)
+    return None if stderr is None else ErrorBar.around(rating.elo, stderr, rating.games)
 
 
 def rating_history(*, bot: Bot, pool: str | None = None) -> QuerySet[RatingChange]:

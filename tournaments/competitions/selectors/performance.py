@@ -25,9 +25,9 @@ from typing import Any
 
 from django.conf import settings
 
-from engines import UnknownEngineError, get_engine
 from tournaments.competitions.models import Participant, PerformanceFit, Tournament
 from tournaments.competitions.selectors.results import tournament_finished_games
+from tournaments.games.selectors import game_has_first_mover
 from tournaments.matches.models import Match
 from tournaments.ratings.models import Rating
 from tournaments.ratings.stats import Game, fit
@@ -60,10 +60,7 @@ def performance_compute(*, tournament: Tournament, order: Sequence[int]) -> dict
     )
     start = float(settings.ARBITER_ELO_START)
     anchor = sum(elo.get(v, start) for v in participants) / len(participants) if participants else start
-    try:
-        first_mover = get_engine(tournament.game_id).has_first_mover
-    except UnknownEngineError:
-        first_mover = True
+    first_mover = game_has_first_mover(game_id=tournament.game_id)
     entered = set(participants)
     games = [
         Game(tuple(g.members), tuple(g.ranks))

@@ -76,6 +76,12 @@ class ErrorBar:
     high: float
     games: int
 
+    @classmethod
+    def around(cls, elo: float, stderr: float, games: int, level: float = 0.95) -> ErrorBar:
+        """The ``level`` interval of a rating with this standard error (a normal approximation)."""
+        z = normal_quantile(0.5 + level / 2.0)
+        return cls(elo, stderr, elo - z * stderr, elo + z * stderr, games)
+
     def to_json(self) -> dict[str, float | int]:
         return {"elo": self.elo, "stderr": self.stderr, "low": self.low, "high": self.high, "games": self.games}
 
@@ -143,12 +149,9 @@ class Fit:
         ``level`` interval here: how precisely the player's games pin its
         strength down.  Players not in the fit are left out.
         """
-        z = normal_quantile(0.5 + level / 2.0)
         rows = {row.player: row for row in self.table}
         return {
-            p: ErrorBar(elo, rows[p].stderr, elo - z * rows[p].stderr, elo + z * rows[p].stderr, rows[p].games)
-            for p, elo in ratings.items()
-            if p in rows
+            p: ErrorBar.around(elo, rows[p].stderr, rows[p].games, level) for p, elo in ratings.items() if p in rows
         }
 
     def to_json(self, *, los_matrix: bool = False) -> dict[str, object]:
