@@ -22,7 +22,7 @@ from tournaments.matches import tasks
 
 # Transaction control (BEGIN/COMMIT/SAVEPOINT) is not counted: it costs a round trip
 # but no planning or locking, and its count depends on the database backend.
-STATEMENTS_PER_MATCH = 20
+STATEMENTS_PER_MATCH = 19
 
 
 @pytest.fixture
