@@ -16,33 +16,22 @@ all team bits for a corner, so "this square counts for team t" is one ``&``.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping
 from typing import Any
 
-from engines.base import (
-    JSON,
-    Engine,
-    IllegalMoveError,
-    InvalidOptionsError,
-    InvalidStateError,
-    Option,
-    Result,
-    State,
-)
+from engines.base import JSON, Engine, IllegalMoveError, InvalidOptionsError, InvalidStateError, Option, Result, State
 from engines.games._sequence_board import (
     CARD_SQUARES,
     CORNER,
     CORNERS,
     EMPTY,
-    FULL_DECK,
     LAYOUT,
     ONE_EYED,
     SQUARE_INDEX,
     SQUARE_NAMES,
     TWO_EYED,
-    deal_size,
 )
+from engines.games._sequence_cards import deal, draw, redeal_unseen
 from engines.games._sequence_json import dump_state, load_state
 from engines.games._sequence_marks import mark, unmark
 from engines.games._sequence_moves import DEAD, PASS_KIND, PLACE, Actions, legal_actions
@@ -111,34 +100,6 @@ class SequenceState(State):
         self._result: Result | None = None
         self._acts: Actions | None = None
 
-    # -- dealing and drawing -----------------------------------------------
-
-    def _deal(self) -> None:
-        rng = random.Random(self.seed)
-        pile = list(FULL_DECK)
-        rng.shuffle(pile)
-        for _ in range(deal_size(self.seats)):
-            for hand in self.hands:
-                hand.append(pile.pop())
-        self.pile = pile
-        # Only the state is kept, not the Random object: clones then share an
-        # immutable tuple, and a Random is rebuilt just for the rare reshuffle.
-        self.rng_state = rng.getstate()
-
-    def _draw(self, seat: int) -> None:
-        pile = self.pile
-        if not pile:
-            gathered = [card for discard in self.discards for card in discard]
-            if not gathered:
-                return  # nothing anywhere to draw: the hand just shrinks
-            rng = random.Random()
-            rng.setstate(self.rng_state)
-            rng.shuffle(gathered)
-            self.rng_state = rng.getstate()
-            self.pile = pile = gathered
-            self.discards = [[] for _ in range(self.seats)]
-        self.hands[seat].append(pile.pop())
-
     # -- queries --------------------------------------------------------------
 
     def to_move(self) -> int | None:
@@ -186,7 +147,7 @@ class SequenceState(State):
         if kind == DEAD:
             self.hands[seat].remove(card)
             self.discards[seat].append(card)
-            self._draw(seat)
+            draw(self, seat)
             self.exchanged = True  # the same seat moves again, without a second exchange
         elif kind == PASS_KIND:
             self._next_turn(seat)
@@ -205,12 +166,12 @@ class SequenceState(State):
                 if self.locked[sq]:
                     self.sequences = unmark(self.locked, self.sequences, sq)
             if self.rules == DRAW_THEN_DISCARD:
-                self._draw(seat)
+                draw(self, seat)
                 self.discards[seat].append(card)
             else:
                 # Discard, then draw: a reshuffle at this draw takes the card just played.
                 self.discards[seat].append(card)
-                self._draw(seat)
+                draw(self, seat)
             self._next_turn(seat)
         if self.ply >= self.max_plies:
             self._finish_cap()
@@ -268,20 +229,7 @@ class SequenceState(State):
 
     def resample_hidden(self, seat: int, seed: int) -> SequenceState:
         """Re-deal every other hand and the draw pile from the cards ``seat`` has not seen."""
-        copy = self.clone()
-        rng = random.Random(seed)
-        unseen = [card for s, hand in enumerate(self.hands) if s != seat for card in hand] + list(self.pile)
-        rng.shuffle(unseen)
-        for s in range(self.seats):
-            if s != seat:
-                n = len(self.hands[s])
-                copy.hands[s] = unseen[:n]
-                del unseen[:n]
-        copy.pile = unseen
-        # The future reshuffles are unknown to the seat as well.
-        copy.rng_state = rng.getstate()
-        copy._acts = None
-        return copy
+        return redeal_unseen(self, seat, seed)
 
     def clone(self) -> SequenceState:
         other = self._copy_common()
@@ -386,7 +334,7 @@ class SequenceEngine(Engine):
         seats = self.default_seats() if seats is None else seats
         opts = self.validate_options(options, seats)
         state = SequenceState(self, opts, seats, seed, rules=version)
-        state._deal()
+        deal(state)
         return state
 
     def state_from_json(self, data: Mapping[str, JSON]) -> SequenceState:
