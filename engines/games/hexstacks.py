@@ -1,7 +1,8 @@
 """Stacks, the hexagon race game, and its variant Diabolical Stacks (``hexstacks``).
 
-Rules for bot authors: docs/rules/hexstacks.md.  Two players race 12 pieces each across a hexagon
-of hexes; pieces stack, and a piece under an opponent's piece is stuck.
+Rules for bot authors: docs/rules/hexstacks.md.  Two players race 12 pieces
+each across a hexagon of hexes; pieces stack, and a piece under an
+opponent's piece is stuck.
 
 The board's geometry (rows, neighbours, move text) is described and built
 in :mod:`engines.games._hexstacks_geometry`.
