@@ -173,3 +173,11 @@ def test_api_root_links_docs_schema_and_resources(client: Client) -> None:
     assert body["docs"].endswith("/api/docs/") and body["schema"].endswith("/api/schema/")
     for key in ["games", "bots", "tournaments", "matches"]:
         assert client.get(body["resources"][key]).status_code == 200, key
+
+
+def test_favicon_and_a_branded_admin(client: Client, staff: Any) -> None:
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 301 and icon["Location"].endswith("/web/favicon.svg")
+    client.force_login(staff)
+    page = client.get("/admin/").content.decode()
+    assert "Arbiter administration" in page and "Django administration" not in page
