@@ -175,9 +175,20 @@ def test_api_root_links_docs_schema_and_resources(client: Client) -> None:
         assert client.get(body["resources"][key]).status_code == 200, key
 
 
-def test_favicon_and_a_branded_admin(client: Client, staff: Any) -> None:
+def test_favicon_and_a_branded_admin(client: Client, games: None) -> None:
     icon = client.get("/favicon.ico")
     assert icon.status_code == 301 and icon["Location"].endswith("/web/favicon.svg")
+    staff = get_user_model().objects.create_superuser(username="boss", password="boss-pw")
     client.force_login(staff)
     page = client.get("/admin/").content.decode()
     assert "Arbiter administration" in page and "Django administration" not in page
+    # A tournament's participants read as bots with their versions, not as ids.
+    bots = [make_bot(owner=staff, game="gamesup", name=f"adm{i}") for i in range(2)]
+    client.post(
+        "/tournaments/new/",
+        {"game": "gamesup", "seats": "2", "participants": [str(b.id) for b in bots], "format": "single",
+         "games_per_pairing": "1", "move_ms": "1000", "game_ms": "60000", "startup_ms": "10000", "create": "1"},
+    )  # fmt: skip
+    tournament = Tournament.objects.get()
+    change = client.get(f"/admin/competitions/tournament/{tournament.id}/change/").content.decode()
+    assert "adm0 v1" in change and "adm1 v1" in change and f"{tournament.id}#0" not in change
