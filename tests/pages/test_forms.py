@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.test import Client
+from django.test import Client, override_settings
 from rest_framework.authtoken.models import Token
 
 from tests.pages.support import RANDOM_BOT, make_bot
@@ -192,3 +193,17 @@ def test_favicon_and_a_branded_admin(client: Client, games: None) -> None:
     tournament = Tournament.objects.get()
     change = client.get(f"/admin/competitions/tournament/{tournament.id}/change/").content.decode()
     assert "adm0 v1" in change and "adm1 v1" in change and f"{tournament.id}#0" not in change
+
+
+def test_uploads_share_the_api_budget(games: None, alice: Any) -> None:
+    cache.clear()
+    client = _signed_in(alice)
+    api = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=alice).key}")
+    with override_settings(ARBITER_THROTTLE_RATES={"uploads": "1/hour", "challenges": "1/hour"}):
+        form = {"game": "gamesup", "visibility": "public"}
+        first = api.post("/api/bots/", {**form, "name": "a", "package": SimpleUploadedFile("r.py", RANDOM_BOT)})
+        assert first.status_code == 201
+        page = client.post("/bots/new/", {**form, "name": "b", "package": SimpleUploadedFile("r.py", RANDOM_BOT)})
+        assert page.status_code == 400 and "Too many uploads; try again in" in page.content.decode()
+    assert list(Bot.objects.values_list("name", flat=True)) == ["a"]
+    cache.clear()

@@ -15,6 +15,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from tournaments.api.throttles import ArbiterScopedThrottle
 from tournaments.bots.models import Bot
 from tournaments.bots.selectors import bot_get, bot_list
 from tournaments.bots.services import bot_create, bot_deactivate, bot_update, bot_version_create
@@ -26,6 +27,22 @@ from tournaments.web.forms import BotCreateForm, BotSettingsForm, UploadForm, er
 def _package(upload: Any) -> tuple[bytes, str]:
     """The uploaded file's bytes, read no further than one byte past the limit (the service refuses it then)."""
     return upload.read(settings.ARBITER_MAX_PACKAGE_BYTES + 1), upload.name or "package"
+
+
+class _UploadScope:
+    """Stands in for the API's upload views: pages and API share one upload budget per user."""
+
+    throttle_scope = "uploads"
+
+
+def _upload_refused(request: HttpRequest, form: Any) -> bool:
+    """Count this upload against the user's budget (the API's throttle); past it, say when to retry."""
+    throttle = ArbiterScopedThrottle()
+    if throttle.allow_request(request, _UploadScope()):  # type: ignore[arg-type]
+        return False
+    wait = throttle.wait()
+    form.add_error(None, f"Too many uploads; try again in {int(wait or 1)} s.")
+    return True
 
 
 def _own_bot(request: HttpRequest, bot_id: int) -> Bot:
@@ -47,7 +64,7 @@ def bot_new(request: HttpRequest) -> HttpResponse:
     """Upload a new bot (its version 1)."""
     games = [(g.id, g.name) for g in game_list()]
     form = BotCreateForm(request.POST or None, request.FILES or None, games=games, initial=request.GET.dict())
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST" and form.is_valid() and not _upload_refused(request, form):
         data = form.cleaned_data
         package, filename = _package(data["package"])
         try:
@@ -74,7 +91,7 @@ def bot_version_new(request: HttpRequest, bot_id: int) -> HttpResponse:
     """Upload a new version of one of the user's bots."""
     bot = _own_bot(request, bot_id)
     form = UploadForm(request.POST or None, request.FILES or None)
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST" and form.is_valid() and not _upload_refused(request, form):
         package, filename = _package(form.cleaned_data["package"])
         try:
             version = bot_version_create(

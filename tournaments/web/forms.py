@@ -92,13 +92,25 @@ class TournamentForm(forms.Form):
         "plays them twice, with the seats swapped."
     )  # fmt: skip
     move_ms = forms.IntegerField(
-        min_value=1, max_value=CLOCK_LIMITS_MS["move_ms"], initial=DEFAULT_MOVE_MS, label="Time per move (ms)"
+        min_value=1,
+        max_value=CLOCK_LIMITS_MS["move_ms"],
+        initial=DEFAULT_MOVE_MS,
+        label="Time per move (ms)",
+        help_text=f"1 to {CLOCK_LIMITS_MS['move_ms']} ms.",
     )
     game_ms = forms.IntegerField(
-        min_value=1, max_value=CLOCK_LIMITS_MS["game_ms"], initial=DEFAULT_GAME_MS, label="Time per game (ms)"
+        min_value=1,
+        max_value=CLOCK_LIMITS_MS["game_ms"],
+        initial=DEFAULT_GAME_MS,
+        label="Time per game (ms)",
+        help_text=f"1 to {CLOCK_LIMITS_MS['game_ms']} ms.",
     )
     startup_ms = forms.IntegerField(
-        min_value=1, max_value=CLOCK_LIMITS_MS["startup_ms"], initial=DEFAULT_STARTUP_MS, label="Start-up time (ms)"
+        min_value=1,
+        max_value=CLOCK_LIMITS_MS["startup_ms"],
+        initial=DEFAULT_STARTUP_MS,
+        label="Start-up time (ms)",
+        help_text=f"1 to {CLOCK_LIMITS_MS['startup_ms']} ms.",
     )
     rated = forms.BooleanField(required=False, initial=True)
     start = forms.BooleanField(required=False, initial=True, label="Start at once")
