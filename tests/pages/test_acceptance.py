@@ -101,6 +101,7 @@ def test_a_bot_author_in_the_browser(browser: Any, live_processes: LiveFactory) 
     # Watch it finish: the page refreshes itself.
     page.wait_for_selector(".live-body[data-status=finished]", timeout=WAIT_MS)
     assert page.locator("#progress").get_attribute("value") == "2"
+    assert page.locator("#live button:has-text('Cancel')").count() == 0  # the live part dropped it
     _both_sizes(page, "tournament-finished")
 
     # A replay, stepped to its end: the last move framed, a legend for both seats.
