@@ -97,6 +97,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 4}},
 ]
 
+# The pages' own sign-in (tournaments/web/urls.py).
+LOGIN_URL = "/login/"
+LOGIN_REDIRECT_URL = "/me/bots/"
+LOGOUT_REDIRECT_URL = "/games/"
+
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True

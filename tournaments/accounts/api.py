@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model
-from django.contrib.auth.password_validation import validate_password
-from django.db import IntegrityError, transaction
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import permissions, serializers, status
 from rest_framework.authtoken.models import Token
@@ -13,9 +10,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from tournaments.accounts.services import token_revoke, user_create
 from tournaments.api.common import signed_in
 from tournaments.api.schema import error
-from tournaments.errors import ConflictError
 
 
 class TokenOutputSerializer(serializers.Serializer):
@@ -61,7 +58,7 @@ class TokenApi(APIView):
         responses={204: None},
     )
     def delete(self, request: Request) -> Response:
-        Token.objects.filter(user=signed_in(request)).delete()
+        token_revoke(user=signed_in(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -85,15 +82,7 @@ class UserCreateApi(APIView):
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        validate_password(data.validated_data["password"])
-        try:
-            with transaction.atomic():
-                user = get_user_model().objects.create_user(
-                    username=data.validated_data["username"], password=data.validated_data["password"]
-                )
-                token = Token.objects.create(user=user)
-        except IntegrityError as exc:
-            raise ConflictError("That username is taken.", fields={"username": ["taken"]}) from exc
+        user, token = user_create(username=data.validated_data["username"], password=data.validated_data["password"])
         return Response({"id": user.id, "username": user.username, "token": token.key}, status=status.HTTP_201_CREATED)
 
 

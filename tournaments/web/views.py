@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.safestring import SafeString, mark_safe
+from rest_framework.utils.encoders import JSONEncoder
 
 from engines import UnknownEngineError, get_engine
+from tournaments.bots.models import Bot
 from tournaments.bots.selectors import bot_get, bot_versions
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.selectors.performance import tournament_los_matrix
@@ -22,6 +24,7 @@ from tournaments.competitions.selectors.tournaments import tournament_get, tourn
 from tournaments.competitions.selectors.version_tests import version_test_list
 from tournaments.games.models import Game
 from tournaments.games.selectors import game_default_pool, game_list, game_rating_pools
+from tournaments.matches.api import match_body
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.matches.selectors import match_get, match_list
 from tournaments.ratings.selectors import bot_ratings, leaderboard, rating_error_bar, rating_history
@@ -223,6 +226,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
             "charts": charts,
             "recent": recent,
             "version_tests": version_tests,
+            "visibility_choices": Bot.Visibility.choices,
         },
     )
 
@@ -263,3 +267,12 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
             "renderer": f"replay/{match.game_id}.js" if match.game_id in RENDERERS else None,
         },
     )
+
+
+def match_download(request: HttpRequest, match_id: int) -> JsonResponse:
+    """The match as the API's detail shows it to this user (move log, result, players), as a file."""
+    match = _or_404(match_get(match_id=match_id))
+    body = match_body(match, user=request.user, detail=True)
+    response = JsonResponse(body, encoder=JSONEncoder, json_dumps_params={"indent": 1})
+    response["Content-Disposition"] = f'attachment; filename="arbiter-match-{match.id}.json"'
+    return response
