@@ -76,27 +76,66 @@ def test_check_explains_mistakes(tmp_path: Path, limits: SandboxLimits, answer: 
     assert all(words in p for p in report.problems), lines
 
 
-def test_check_refuses_a_package_as_the_server_does(tmp_path: Path, limits: SandboxLimits) -> None:
+def test_check_refuses_a_package_as_the_server_does(tmp_path: Path) -> None:
     bot = tmp_path / "nocommand"
     bot.mkdir()
     (bot / "bot.json").write_text('{"command": "python3 main.py", "game": "gamesup"}')
     (bot / "main.py").write_text("")
     lines: list[str] = []
-    report = bot_check(directory=bot, limits=limits, say=lines.append)
+    report = bot_check(directory=bot, say=lines.append)
     assert not report.ok and report.games == 0
     assert report.problems == ['package: bot.json must be an object like {"command": ["python3", "main.py"]}']
 
 
-def test_failed_build_is_reported_with_the_compiler_output(tmp_path: Path, limits: SandboxLimits) -> None:
+def test_failed_build_is_reported_with_the_compiler_output(tmp_path: Path) -> None:
     bot = tmp_path / "cbot"
     starter_write(game="gamesup", directory=bot, language="c")
     source = bot / "bot.c"
     source.write_text(source.read_text().replace("int main(void) {", "int main(void) { this is not C;"))
     lines: list[str] = []
-    report = bot_check(directory=bot, limits=limits, say=lines.append)
+    report = bot_check(directory=bot, say=lines.append)
     assert not report.ok and report.games == 0
     assert report.problems[0].startswith("package: the build failed (exit status 1)")
     assert "bot.c:" in report.problems[0]  # the compiler's own words, pointing at the line
+
+
+def _alive_in_group(pgid: int) -> list[int]:
+    """Processes of a process group that still run (killed ones may linger as zombies of a subreaper)."""
+    alive = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                alive.append(int(entry.name))
+    return alive
+
+
+def _with_build(tmp_path: Path, build: list[str]) -> Path:
+    bot = tmp_path / "built"
+    starter_write(game="gamesup", directory=bot, language="python")
+    manifest = json.loads((bot / "bot.json").read_text())
+    (bot / "bot.json").write_text(json.dumps({**manifest, "build": build}))
+    return bot
+
+
+def test_build_past_its_time_is_stopped_with_all_its_processes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARBITER_KIT_BUILD_SECONDS", "1")
+    bot = _with_build(tmp_path, ["sh", "-c", "echo $$ > build.pid; exec >/dev/null 2>&1; sleep 120 & sleep 120"])
+    report = bot_check(directory=bot, say=lambda _: None)
+    assert report.problems == ["package: the build took longer than 1 s and was stopped"]
+    leader = int((bot / "build.pid").read_text())
+    assert _alive_in_group(leader) == []  # the background sleep went too
+
+
+def test_build_past_its_memory_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARBITER_KIT_BUILD_MEMORY_MB", "64")
+    bot = _with_build(tmp_path, ["python3", "-c", "bytearray(200 << 20)"])
+    report = bot_check(directory=bot, say=lambda _: None)
+    assert report.problems[0].startswith("package: the build failed (exit status 1)")
+    assert "MemoryError" in report.problems[0]
 
 
 def test_package_keeps_executable_bits_and_skips_leftovers(tmp_path: Path) -> None:

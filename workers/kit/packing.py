@@ -6,18 +6,21 @@ The archive is made here and then checked with the server's own code
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
+import resource
+import signal
 import stat
 import subprocess
 import zipfile
 from pathlib import Path
 from typing import Any
 
+from workers import config
 from workers.packages import PackageError
 
-BUILD_TIMEOUT_S = 300
 # Not part of a bot: version control, editor and interpreter leftovers.
 _SKIPPED = {".git", ".hg", ".svn", "__pycache__", "node_modules", ".DS_Store", ".idea", ".vscode"}
 
@@ -39,25 +42,40 @@ def manifest_read(directory: Path) -> dict[str, Any]:
 def build_run(directory: Path) -> str | None:
     """Run the manifest's ``build`` command in the folder (compiled bots); its output, or None without one.
 
-    PackageError with the compiler's last lines when the build fails.
+    The build is limited in real time (``ARBITER_KIT_BUILD_SECONDS``: then every process it
+    started is stopped) and in address space per process (``ARBITER_KIT_BUILD_MEMORY_MB``).
+    PackageError with the compiler's last lines when the build fails or is stopped.
     """
     build = manifest_read(directory).get("build")
     if build is None:
         return None
     if not isinstance(build, list) or not build or not all(isinstance(a, str) and a for a in build):
         raise PackageError('"build" in bot.json must be a command like ["gcc", "-O2", "-o", "bot", "bot.c"]')
+    seconds = config.read("ARBITER_KIT_BUILD_SECONDS")
+    memory = config.read("ARBITER_KIT_BUILD_MEMORY_MB") << 20
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
     try:
-        done = subprocess.run(
-            build, cwd=directory, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, check=False
-        )
+        # A session of its own, so a stopped build takes every compiler process with it.
+        proc = subprocess.Popen(
+            build, cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            start_new_session=True, preexec_fn=limit,
+        )  # fmt: skip
     except FileNotFoundError:
         raise PackageError(f"the build command {build[0]!r} is not installed on this machine") from None
+    try:
+        output, _ = proc.communicate(timeout=seconds)
     except subprocess.TimeoutExpired:
-        raise PackageError(f"the build took longer than {BUILD_TIMEOUT_S} s and was stopped") from None
-    output = (done.stdout + done.stderr).strip()
-    if done.returncode != 0:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise PackageError(f"the build took longer than {seconds} s and was stopped") from None
+    output = output.strip()
+    if proc.returncode != 0:
         tail = "\n".join(output.splitlines()[-15:])
-        raise PackageError(f"the build failed (exit status {done.returncode}):\n{tail}")
+        raise PackageError(f"the build failed (exit status {proc.returncode}):\n{tail}")
     return output
 
 
