@@ -16,7 +16,7 @@ from workers.kit.packing import package_directory
 from workers.kit.starter import LANGUAGES, starter_write
 from workers.limits import SandboxLimits
 from workers.match import Clock
-from workers.packages import inspect_package
+from workers.packages import PackageError, inspect_package
 
 CLOCK = Clock(move_ms=1000, game_ms=30_000, startup_ms=5000)
 
@@ -170,3 +170,25 @@ def test_login_file_is_private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert path == tmp_path / "config" / "arbiter" / "config.json"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert client.login_load() == client.Login(server="http://x", username="ada", token="t0k")
+
+
+def _manifest_zip(manifest: dict[str, object], files: dict[str, str]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("bot.json", json.dumps(manifest))
+        for name, text in files.items():
+            archive.writestr(name, text)
+    return buffer.getvalue()
+
+
+def test_a_package_with_a_build_must_hold_its_program() -> None:
+    build = ["gcc", "-o", "bot", "bot.c"]
+    unbuilt = _manifest_zip({"command": ["./bot"], "build": build}, {"bot.c": "int main(void) { return 0; }"})
+    with pytest.raises(PackageError, match=r"its program './bot' is not in the package: build it before packaging"):
+        inspect_package(unbuilt, "b.zip")
+    built = _manifest_zip({"command": ["./bot"], "build": build}, {"bot.c": "", "bot": "\x7fELF"})
+    assert inspect_package(built, "b.zip").command == ("./bot",)
+    # A runtime from /usr needs nothing built into the package.
+    assert inspect_package(_manifest_zip({"command": ["node", "x.js"], "build": ["true"]}, {"x.js": ""}), "b.zip")
+    with pytest.raises(PackageError, match=r'"build" in bot\.json must be a command'):
+        inspect_package(_manifest_zip({"command": ["./bot"], "build": "make"}, {"bot": ""}), "b.zip")
