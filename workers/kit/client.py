@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from workers import config
+
 TIMEOUT_S = 60
 
 
@@ -26,7 +28,7 @@ class ApiError(Exception):
 
 def config_path() -> Path:
     """Where the server address and token are kept."""
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    base = config.read("XDG_CONFIG_HOME") or str(Path.home() / ".config")
     return Path(base) / "arbiter" / "config.json"
 
 
