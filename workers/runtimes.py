@@ -14,6 +14,14 @@ from collections.abc import Iterable, Sequence
 
 from workers.launcher import BOT_ENV
 
+# The runtimes the starters of `arbiter new` use, reported by /healthz and the worker's start-up log.
+REPORTED = ("python3", "node")
+
+
+def runtimes_report() -> dict[str, bool]:
+    """Which of the usual runtimes this worker gives bots."""
+    return {name: runtime_available(name) for name in REPORTED}
+
 
 def runtime_of(command: Sequence[str]) -> str | None:
     """The runtime a command needs from the machine, or None for a program in the package itself."""
