@@ -41,7 +41,7 @@ input.on("line", (line) => {
     input.close();
     return;
   }
-  // process.stdout.write on a pipe is asynchronous in Node but keeps order and is
-  // flushed before exit; one write per answer keeps the line in one piece.
+  // On Linux, Node writes to a pipe synchronously: the answer leaves at once, no flush
+  // needed.  One write per answer keeps the line in one piece.
   if (reply !== null) process.stdout.write(JSON.stringify(reply) + "\n");
 });
