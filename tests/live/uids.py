@@ -16,8 +16,10 @@ import os
 import tempfile
 from pathlib import Path
 
-# Above the referee tests' in-process slots (61000-61007) and the service default (60000+).
-FIRST_UID = 61100
+# Above the service default (60000-60063) and the fixed in-process ranges of the referee
+# tests (61200-61215) and the kit tests (61700-61715): a worker refuses a range that
+# overlaps another live one, so the bands must never reach those.
+FIRST_UID = 62000
 LAST_UID = 64999
 WIDTH = 32  # slots per set: 4 workers x 2 processes x 4 seats with room to spare
 LOCK_DIR = Path(tempfile.gettempdir()) / "arbiter-test-uid-bands"
