@@ -47,6 +47,7 @@ from django.db.models import F
 
 from engines import get_engine
 from tournaments.dbclock import db_clock, db_now
+from tournaments.matches.marks import RERUN_PREFIX, WORKER, recovery_mark
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.matches.queue import queue_candidates
 from tournaments.matches.tasks import matches_wake_task, run_next
@@ -315,12 +316,15 @@ def match_record_result(*, match_id: int, attempt: int, record: MatchRecord) -> 
     return True
 
 
-def match_record_error(*, match_id: int, attempt: int, reason: str, retry: bool = True) -> str | None:
+def match_record_error(
+    *, match_id: int, attempt: int, reason: str, retry: bool = True, cause: str = WORKER
+) -> str | None:
     """An error of the service, not of a bot: re-run the match, or ERRORED once out of attempts.
 
     Never a forfeit and never a rating change.  ``retry=False`` (a package
-    that cannot be unpacked, say) errors at once.  Returns the new status,
-    or None when the match was no longer this attempt's.
+    that cannot be unpacked, say) errors at once.  A re-run is counted under
+    ``cause`` (``matches.marks``).  Returns the new status, or None when the
+    match was no longer this attempt's.
     """
     with transaction.atomic():
         match = _lock_running(match_id=match_id, attempt=attempt)
@@ -331,6 +335,7 @@ def match_record_error(*, match_id: int, attempt: int, reason: str, retry: bool 
         if retry and match.attempt < settings.ARBITER_MATCH_MAX_ATTEMPTS:
             match.status = Match.Status.QUEUED
             match.save(update_fields=["status", "error_reason", "worker"])
+            recovery_mark(name=RERUN_PREFIX + cause, add=1)
             matches_enqueue(match_ids=[match.pk])
         else:
             match.status = Match.Status.ERRORED
