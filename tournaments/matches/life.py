@@ -317,14 +317,16 @@ def match_record_result(*, match_id: int, attempt: int, record: MatchRecord) -> 
 
 
 def match_record_error(
-    *, match_id: int, attempt: int, reason: str, retry: bool = True, cause: str = WORKER
+    *, match_id: int, attempt: int, reason: str, retry: bool = True, cause: str = WORKER, charged: bool = True
 ) -> str | None:
     """An error of the service, not of a bot: re-run the match, or ERRORED once out of attempts.
 
     Never a forfeit and never a rating change.  ``retry=False`` (a package
     that cannot be unpacked, say) errors at once.  A re-run is counted under
-    ``cause`` (``matches.marks``).  Returns the new status, or None when the
-    match was no longer this attempt's.
+    ``cause`` (``matches.marks``).  ``charged=False`` (a worker that found
+    itself broken) gives the attempt back: the match is queued again with its
+    attempt count as before the claim.  Returns the new status, or None when
+    the match was no longer this attempt's.
     """
     with transaction.atomic():
         match = _lock_running(match_id=match_id, attempt=attempt)
@@ -332,9 +334,12 @@ def match_record_error(
             return None
         match.error_reason = reason[:2000]
         match.worker = ""
-        if retry and match.attempt < settings.ARBITER_MATCH_MAX_ATTEMPTS:
+        if retry and (not charged or match.attempt < settings.ARBITER_MATCH_MAX_ATTEMPTS):
             match.status = Match.Status.QUEUED
-            match.save(update_fields=["status", "error_reason", "worker"])
+            if not charged:
+                # Safe to reuse: the only writer of this attempt is the worker giving it back.
+                match.attempt -= 1
+            match.save(update_fields=["status", "error_reason", "worker", "attempt"])
             recovery_mark(name=RERUN_PREFIX + cause, add=1)
             matches_enqueue(match_ids=[match.pk])
         else:

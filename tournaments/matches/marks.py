@@ -53,3 +53,19 @@ def reruns_by_cause() -> dict[str, int]:
         if name.startswith(RERUN_PREFIX):
             counts[name[len(RERUN_PREFIX) :]] = count
     return counts
+
+
+WORKER_PREFIX = "worker:"
+
+
+def worker_health_note(*, worker: str, problems: list[str], at: datetime) -> None:
+    """Record a worker's self-check: how many problems and which (none: it is fit)."""
+    RecoveryMark.objects.update_or_create(
+        name=(WORKER_PREFIX + worker)[:260], defaults={"count": len(problems), "at": at, "detail": "; ".join(problems)}
+    )
+
+
+def workers_unfit(*, since: datetime) -> dict[str, str]:
+    """Workers whose last self-check, noted after ``since``, failed: node -> what is wrong."""
+    rows = RecoveryMark.objects.filter(name__startswith=WORKER_PREFIX, count__gt=0, at__gte=since)
+    return {name[len(WORKER_PREFIX) :]: detail for name, detail in rows.values_list("name", "detail")}

@@ -147,13 +147,15 @@ class RecoveryMark(models.Model):
 
     ``sweep``: when the lease sweeper last ran (``at``) and how many times;
     ``sweep_resumed``: when it last came back after not running; ``expired``:
-    leases ended; ``rerun:<cause>``: attempts ended by the service and run again.
+    leases ended; ``rerun:<cause>``: attempts ended by the service and run again;
+    ``worker:<node>``: a worker's last self-check (``count`` problems, ``detail`` what).
     The database holds them so that every process (web, workers, beat) sees the same.
     """
 
-    name = models.CharField(max_length=60, primary_key=True)
+    name = models.CharField(max_length=260, primary_key=True)
     count = models.BigIntegerField(default=0)
     at = models.DateTimeField(null=True, blank=True)
+    detail = models.TextField(blank=True)
 
     def __str__(self) -> str:
         return f"{self.name}={self.count}"

@@ -15,6 +15,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TypeVar
 
 from celery.exceptions import SoftTimeLimitExceeded
@@ -24,6 +25,7 @@ from django.db import InterfaceError, OperationalError, connection
 
 from engines import InvalidOptionsError
 from tournaments.bots.selectors import bot_version_package
+from tournaments.dbclock import db_clock
 from tournaments.matches.life import (
     match_claim_next,
     match_heartbeat,
@@ -31,12 +33,13 @@ from tournaments.matches.life import (
     match_record_result,
     match_time_limit_s,
 )
-from tournaments.matches.marks import DATABASE, OUTSIDE_KILL, SLOT, WORKER
+from tournaments.matches.marks import DATABASE, OUTSIDE_KILL, SLOT, WORKER, worker_health_note
 from tournaments.matches.selectors import match_spec
 from workers.match import MatchRecord, MatchSpec
 from workers.packages import PackageCache, PackageUnavailableError
 from workers.referee import play_match
 from workers.sandbox import BotProgram, ExternalKillError, InfrastructureError, SlotRangeConflictError
+from workers.selfcheck import worker_problems
 
 logger = logging.getLogger(__name__)
 
@@ -120,11 +123,15 @@ def _persist(what: str, write: Callable[[], T]) -> T:
         return done
 
 
-def _error(match_id: int, attempt: int, reason: str, *, retry: bool = True, cause: str = WORKER) -> str:
+def _error(
+    match_id: int, attempt: int, reason: str, *, retry: bool = True, cause: str = WORKER, charged: bool = True
+) -> str:
     """Record a service error of this attempt (kept through a database outage); the status it left."""
     status = _persist(
         f"match {match_id} attempt {attempt}",
-        lambda: match_record_error(match_id=match_id, attempt=attempt, reason=reason, retry=retry, cause=cause),
+        lambda: match_record_error(
+            match_id=match_id, attempt=attempt, reason=reason, retry=retry, cause=cause, charged=charged
+        ),
     )
     return str(status)
 
@@ -181,8 +188,12 @@ def _time_limit(seconds: int) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def _play(match_id: int, attempt: int) -> MatchRecord | str:
-    """Play the claimed match: its record, or the status its error left it in."""
+def _play(match_id: int, attempt: int, node: str) -> MatchRecord | str:
+    """Play the claimed match: its record, or the status its error left it in.
+
+    An attempt that failed because this worker is broken (its self-check fails
+    now) is not counted against the match.
+    """
     try:
         spec = match_spec(match_id=match_id)
         with _time_limit(match_time_limit_s(seats=spec.seats, clock=spec.clock)):
@@ -193,18 +204,61 @@ def _play(match_id: int, attempt: int) -> MatchRecord | str:
         # Options or seats the engine refuses: running again cannot help.
         return _error(match_id, attempt, f"invalid match: {exc}", retry=False)
     except InfrastructureError as exc:
-        return _error(match_id, attempt, f"infrastructure: {exc}", cause=_cause(exc))
+        charged = not worker_fitness(node=node, fresh=True)
+        return _error(match_id, attempt, f"infrastructure: {exc}", cause=_cause(exc), charged=charged)
     except SoftTimeLimitExceeded:
         return _error(match_id, attempt, "the match exceeded its time limit")
     except Exception as exc:
         # Whatever else went wrong here is this worker's problem (a bad setting, a full disk, a bug),
         # never the match's: it runs again, elsewhere if this worker keeps failing.
         logger.exception("match %s attempt %s failed", match_id, attempt)
-        return _error(match_id, attempt, f"{type(exc).__name__}: {exc}", cause=_cause(exc))
+        charged = not worker_fitness(node=node, fresh=True)
+        return _error(match_id, attempt, f"{type(exc).__name__}: {exc}", cause=_cause(exc), charged=charged)
+
+
+_fitness: dict[str, tuple[float, list[str]]] = {}
+
+
+def worker_fitness(*, node: str, fresh: bool = False) -> list[str]:
+    """This worker's problems (temp space, package cache, sandbox); empty when it may take matches.
+
+    A pass is trusted for ``ARBITER_WORKER_CHECK_EVERY_S``; a failure is checked
+    again every time, so the worker takes matches again as soon as it is fixed.
+    Each change is noted in the database for /healthz and /metrics.
+    """
+    now = time.monotonic()
+    cached = _fitness.get(node)
+    if not fresh and cached is not None and not cached[1] and now - cached[0] < settings.ARBITER_WORKER_CHECK_EVERY_S:
+        return cached[1]
+    problems = worker_problems(
+        limits=settings.ARBITER_SANDBOX,
+        package_cache=Path(settings.ARBITER_PACKAGE_CACHE),
+        min_free_mb=settings.ARBITER_WORKER_MIN_FREE_MB,
+    )
+    changed = cached is None or cached[1] != problems
+    if problems and changed:
+        logger.error("worker %s is unfit and takes no matches: %s", node, "; ".join(problems))
+    elif changed and cached is not None:
+        logger.warning("worker %s passed its self-check again and takes matches", node)
+    if changed or problems:  # a failure is noted each time, so /healthz sees it is current
+        worker_health_note(worker=node, problems=problems, at=db_clock())
+    _fitness[node] = (now, problems)
+    return problems
+
+
+class WorkerUnfitError(RuntimeError):
+    """This worker failed its self-check: it must not take a match (the message goes back)."""
 
 
 def match_run_next(*, worker: str) -> str:
-    """Claim the fairest queued match, play and record it; returns what happened (for the task's log)."""
+    """Claim the fairest queued match, play and record it; returns what happened (for the task's log).
+
+    Raises WorkerUnfitError, claiming nothing, while this worker fails its self-check.
+    """
+    node = worker.rsplit(":", 1)[0]
+    problems = worker_fitness(node=node)
+    if problems:
+        raise WorkerUnfitError("; ".join(problems))
     claimed = match_claim_next(worker=worker)
     if claimed is None:
         return "nothing queued"
@@ -214,7 +268,7 @@ def match_run_next(*, worker: str) -> str:
     beat = threading.Thread(target=_heartbeat, args=(match_id, attempt, stop), daemon=True)
     beat.start()
     try:
-        played = _play(match_id, attempt)
+        played = _play(match_id, attempt, node)
         if isinstance(played, str):
             return played
         record: MatchRecord = played

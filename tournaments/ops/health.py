@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import asdict, dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -24,11 +25,13 @@ from django.views.decorators.http import require_GET
 from kombu import Connection
 
 from tournaments.dbclock import db_clock
-from tournaments.matches.marks import SWEEP, recovery_marks
+from tournaments.matches.marks import SWEEP, recovery_marks, workers_unfit
 from tournaments.matches.models import Match
 from workers import sandbox
 
 BROKER_TIMEOUT_S = 3
+# A worker's failed self-check is news for this long (an unfit worker notes it again every few seconds).
+UNFIT_WINDOW_S = 300
 _FAILURE_TTL_S = 15.0
 
 
@@ -140,12 +143,30 @@ def check_sweeper() -> Check:
     return _timed(probe)
 
 
+def unfit_workers() -> dict[str, str]:
+    """Workers whose self-check failed lately: node -> what is wrong."""
+    return workers_unfit(since=db_clock() - timedelta(seconds=UNFIT_WINDOW_S))
+
+
+def check_workers() -> Check:
+    """Did any worker fail its self-check lately?"""
+
+    def probe() -> str:
+        unfit = unfit_workers()
+        if unfit:
+            raise RuntimeError("; ".join(f"{node}: {why}" for node, why in sorted(unfit.items())))
+        return "no worker reported a failed self-check"
+
+    return _timed(probe)
+
+
 def health_report() -> tuple[bool, dict[str, Any]]:
     """Run every check; (no failing check, the JSON body).  A late sweeper degrades, it does not fail."""
     checks = {"database": check_database(), "broker": check_broker(), "sandbox": check_sandbox()}
     ok = all(c.ok for c in checks.values())
-    checks["sweeper"] = check_sweeper() if checks["database"].ok else Check(ok=False, ms=0.0, detail="no database")
-    status = "failing" if not ok else "ok" if checks["sweeper"].ok else "degraded"
+    for name, check in (("sweeper", check_sweeper), ("workers", check_workers)):
+        checks[name] = check() if checks["database"].ok else Check(ok=False, ms=0.0, detail="no database")
+    status = "failing" if not ok else "ok" if checks["sweeper"].ok and checks["workers"].ok else "degraded"
     body = {
         "status": status,
         "checks": {name: {k: v for k, v in asdict(c).items() if v or k in ("ok", "ms")} for name, c in checks.items()},

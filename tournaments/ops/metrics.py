@@ -24,6 +24,8 @@ Exported families (all prefixed ``arbiter_``):
 * ``lease_expiries_total`` (counter): running attempts the sweeper ended because their lease expired.
 * ``match_reruns_total{cause}`` (counter): attempts the service ended and ran again, by cause:
   ``worker_lost``, ``database``, ``slot``, ``outside_kill``, ``worker`` (matches/marks.py).
+* ``worker_unfit{worker, problem}`` (gauge): 1 for each worker whose self-check failed
+  in the last five minutes (it takes no matches), with what is wrong.
 
 ``ARBITER_METRICS_TOKEN``, when set, is required as ``Authorization: Bearer <token>``.
 """
@@ -46,7 +48,7 @@ from tournaments.bots.models import Bot
 from tournaments.competitions.models import Tournament
 from tournaments.matches.marks import EXPIRED, recovery_marks, reruns_by_cause
 from tournaments.matches.models import Match, MatchSeat
-from tournaments.ops.health import sweep_age_s
+from tournaments.ops.health import sweep_age_s, unfit_workers
 from tournaments.ratings.models import RatingChange
 from workers.celery_app import queue_depths
 
@@ -160,6 +162,13 @@ def _recovery() -> Iterator[Metric]:
     for cause, n in sorted(reruns_by_cause().items()):
         reruns.add_metric([cause], n)
     yield reruns
+    unfit = GaugeMetricFamily(
+        "arbiter_worker_unfit", "Workers whose self-check failed lately (they take no matches).",
+        labels=["worker", "problem"],
+    )  # fmt: skip
+    for node, problem in sorted(unfit_workers().items()):
+        unfit.add_metric([node, problem[:200]], 1)
+    yield unfit
 
 
 def render_metrics() -> bytes:
