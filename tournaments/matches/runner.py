@@ -241,7 +241,11 @@ def worker_fitness(*, node: str, fresh: bool = False) -> list[str]:
     elif changed and cached is not None:
         logger.warning("worker %s passed its self-check again and takes matches", node)
     if changed or problems:  # a failure is noted each time, so /healthz sees it is current
-        worker_health_note(worker=node, problems=problems, at=db_clock())
+        try:
+            worker_health_note(worker=node, problems=problems, at=db_clock())
+        except (OperationalError, InterfaceError) as exc:  # the database is away: the next check notes it
+            logger.warning("worker %s: could not note its self-check (%s)", node, exc)
+            _reconnect()
     _fitness[node] = (now, problems)
     return problems
 
