@@ -48,11 +48,12 @@ def test_redis_away_for_30_s_and_back_empty(cluster: Cluster) -> None:
     cluster.wait_finished(t["id"], 180)
     cluster.assert_counted_once(t["id"], 6)
     # What waited through the outage finished soon after it (the dispatcher sent it again).
-    for (took,) in cluster.query(
+    for (took,) in cluster.query(  # seconds from the fault to the start of its last attempt
         "SELECT extract(epoch FROM finished_at - %s) - extract(epoch FROM finished_at - claimed_at) "
         "FROM matches_match WHERE id = ANY(%s)",
         [fault_at, waiting],
     ):
+        print(f"queued through a {OUTAGE_S} s broker outage: started {float(took):.1f} s after it began")
         assert float(took) <= OUTAGE_S + PROMISE_S, took
     assert _seat_statuses(cluster, t["id"]) == {"ok"}
     cluster.assert_rebuild_agrees()
@@ -85,6 +86,8 @@ def test_beat_killed_mid_tournament(cluster: Cluster) -> None:
     finished_at, claimed_at = cluster.query(
         "SELECT finished_at, claimed_at FROM matches_match WHERE id = %s", [lost[0]]
     )[0]
-    assert (finished_at - fault_at).total_seconds() <= PROMISE_S + (finished_at - claimed_at).total_seconds()
+    after, own = (finished_at - fault_at).total_seconds(), (finished_at - claimed_at).total_seconds()
+    print(f"beat and a worker killed: the lost match finished {after:.1f} s later (own length {own:.1f} s)")
+    assert after <= PROMISE_S + own
     assert _seat_statuses(cluster, t["id"]) == {"ok"}
     cluster.assert_rebuild_agrees()
