@@ -14,6 +14,7 @@ The same key on another path is refused (422).
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any, TypeVar
@@ -24,8 +25,10 @@ from django.utils import timezone
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.utils.encoders import JSONEncoder
 
 from tournaments.accounts.models import IdempotentRequest
+from tournaments.api.errors import error_body
 
 HEADER = "Idempotency-Key"
 MAX_KEY = 200
@@ -34,10 +37,8 @@ View = TypeVar("View", bound=Callable[..., Response])
 
 def _replay(row: IdempotentRequest, path: str) -> Response:
     if row.path != path:
-        return Response(
-            {"error": {"code": "idempotency_key_reused", "message": f"This {HEADER} was used for another request."}},
-            status=status.HTTP_422_UNPROCESSABLE_ENTITY,
-        )
+        message = f"This {HEADER} was used for another request."
+        return Response(error_body("idempotency_key_reused", message), status=status.HTTP_422_UNPROCESSABLE_ENTITY)
     return Response(row.body, status=row.status, headers={"Idempotent-Replayed": "true"})
 
 
@@ -52,7 +53,7 @@ def idempotent(view: View) -> View:
             return view(self, request, *args, **kwargs)
         if len(key) > MAX_KEY:
             message = f"{HEADER} is longer than {MAX_KEY} characters."
-            return Response({"error": {"code": "invalid", "message": message}}, status=status.HTTP_400_BAD_REQUEST)
+            return Response(error_body("invalid", message), status=status.HTTP_400_BAD_REQUEST)
         expired = timezone.now() - timedelta(hours=settings.ARBITER_IDEMPOTENCY_TTL_H)
         IdempotentRequest.objects.filter(user=user, created__lt=expired).delete()
         with transaction.atomic():
@@ -66,7 +67,8 @@ def idempotent(view: View) -> View:
             if not 200 <= response.status_code < 300:
                 transaction.set_rollback(True)  # nothing was done: a retry may do it
                 return response
-            row.status, row.body = response.status_code, response.data
+            # As the client saw it (DRF's encoder: its dates and decimals), so a replay is the same text.
+            row.status, row.body = response.status_code, json.loads(json.dumps(response.data, cls=JSONEncoder))
             row.save(update_fields=["status", "body"])
             return response
 
