@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Run Arbiter's production process set on this machine, without Docker:
 # gunicorn (web), N Celery workers and one Celery beat, against an existing
-# PostgreSQL and Redis.  Each process runs in its own session; its pid and log
-# go to the run directory, and `stop` ends every process group it started.
+# PostgreSQL and Redis.  Each process runs in its own session, under a loop
+# that starts it again when it exits; its pid and log go to the run directory,
+# and `stop` ends every process group it started (loops included).
 #
 #   DATABASE_URL=postgres://... REDIS_URL=redis://... deploy/run-local.sh start
 #   deploy/run-local.sh status
@@ -60,8 +61,9 @@ alive() {
 spawn() {
     local name="$1"
     shift
-    # Not a group leader here, so setsid makes the command a new session (pid = pgid) and execs it.
-    setsid "$@" >>"$RUN_DIR/$name.log" 2>&1 </dev/null &
+    # Not a group leader here, so setsid makes the command a new session (pid = pgid) and execs it;
+    # the command runs under a restart loop (scripts/supervise.sh): a process that dies comes back.
+    setsid "$ROOT/scripts/supervise.sh" "$@" >>"$RUN_DIR/$name.log" 2>&1 </dev/null &
     echo $! >"$RUN_DIR/$name.pid"
     say "$name started (pid $!, log $RUN_DIR/$name.log)"
 }

@@ -31,8 +31,9 @@ echo "==> migrating the database"
 echo "==> loading the demo (users, reference bots, round robins)"
 .venv/bin/python manage.py demo
 
-echo "==> starting a Celery worker in the background (log: var/worker.log)"
-.venv/bin/celery -A workers.celery_app worker -B -s var/celerybeat-schedule -l info >var/worker.log 2>&1 &
+echo "==> starting a Celery worker in the background, restarted if it exits (log: var/worker.log)"
+scripts/supervise.sh .venv/bin/celery -A workers.celery_app worker -B -s var/celerybeat-schedule -l info \
+    >var/worker.log 2>&1 &
 worker=$!
 stop_worker() {
     if kill -0 "$worker" 2>/dev/null; then

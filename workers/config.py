@@ -177,13 +177,21 @@ _add("ARBITER_MATCH_MAX_ATTEMPTS", "int", 3, "Attempts a match gets after failur
      "ERRORED.", _G, minimum=1)  # fmt: skip
 _add("ARBITER_TASK_MARGIN_S", "int", 60, "Seconds on top of a match's clocks before Celery's time limit strikes.", _G,
      minimum=1)  # fmt: skip
-_add("ARBITER_LEASE_S", "float", 180.0, "A running match whose worker has not renewed its lease for this long is "
+_add("ARBITER_LEASE_S", "float", 30.0, "A running match whose worker has not renewed its lease for this long is "
      "run again.", _G, minimum=1)  # fmt: skip
-_add("ARBITER_HEARTBEAT_S", "float", 20.0, "Seconds between a worker's lease renewals.", _G, minimum=0.1)
-_add("ARBITER_SWEEP_EVERY_S", "float", 30.0, "Seconds between runs of the lease sweeper.", _G, minimum=1)
+_add("ARBITER_HEARTBEAT_S", "float", 5.0, "Seconds between a worker's lease renewals.", _G, minimum=0.1)
+_add("ARBITER_SWEEP_EVERY_S", "float", 5.0, "Seconds between runs of the lease sweeper.", _G, minimum=1)
 _add("ARBITER_DISPATCH_EVERY_S", "float", 15.0, "Seconds between runs of the dispatcher, which sends the messages "
      "the broker lost (one per queued match).", _G, minimum=1)  # fmt: skip
 _add("ARBITER_DISPATCH_BATCH", "int", 2000, "Most messages the dispatcher sends in one run.", _G, minimum=1)
+_add("ARBITER_RESULT_RETRY_S", "float", 600.0, "Seconds a worker keeps trying to record a match it played while "
+     "the database is unreachable (with backoff) before it gives the result up.", _G, minimum=0)  # fmt: skip
+_add("ARBITER_WORKER_MIN_FREE_MB", "int", 64, "A worker takes matches only while its temp dirs have this much free "
+     "space (MiB).", _G, minimum=0)  # fmt: skip
+_add("ARBITER_WORKER_CHECK_EVERY_S", "float", 30.0, "Seconds a passing worker self-check (temp space, package cache, "
+     "sandbox) is trusted; a failing one is run again before every message.", _G, minimum=0)  # fmt: skip
+_add("ARBITER_IDEMPOTENCY_TTL_H", "float", 24.0, "Hours the answer to a POST sent with an Idempotency-Key is kept "
+     "for its retries.", _G, minimum=0)  # fmt: skip
 _add("ARBITER_PACKAGE_CACHE", "path", None, "Where workers keep unpacked bot packages (default: packages/ under "
      "the var dir).", _G)  # fmt: skip
 

@@ -315,16 +315,22 @@ def reap_orphans(uid: int, me: int) -> None:
                 os.waitpid(pid, os.WNOHANG)
 
 
-_subreaper_set = False
+_subreaper_pid = 0
 
 
 def become_subreaper() -> None:
-    """Make this process the reaper of its orphaned descendants (Linux prctl), once."""
-    global _subreaper_set
-    if _subreaper_set:
+    """Make this process the reaper of its orphaned descendants (Linux prctl), once per process.
+
+    Remembered by pid: a child forked after the call (a Celery pool process
+    forked from a main process that ran the sandbox self-test) is not a
+    subreaper, though it inherits the memory that says so; its bots' orphans
+    would go to the parent, which never reaps them.
+    """
+    global _subreaper_pid
+    if _subreaper_pid == os.getpid():
         return
     libc = ctypes.CDLL(None, use_errno=True)
     pr_set_child_subreaper = 36
     if libc.prctl(pr_set_child_subreaper, 1, 0, 0, 0) != 0:
         log.warning("could not become a child subreaper: errno %s", ctypes.get_errno())
-    _subreaper_set = True
+    _subreaper_pid = os.getpid()

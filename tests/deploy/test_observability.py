@@ -10,6 +10,7 @@ import json
 import logging
 import sys
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -17,7 +18,9 @@ from django.test import Client, override_settings
 from prometheus_client.parser import text_string_to_metric_families
 
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
+from tournaments.dbclock import db_clock
 from tournaments.games.services import game_sync
+from tournaments.matches.marks import EXPIRED, OUTSIDE_KILL, RERUN_PREFIX, SWEEP, WORKER_LOST, recovery_mark
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.ops import health
 from tournaments.ops.logs import JsonFormatter
@@ -44,7 +47,9 @@ def test_healthz_ok_and_sandbox_result_cached(client: Client) -> None:
     code, body = _healthz(client)
     assert code == 200, body
     assert body["status"] == "ok"
-    assert {k: v["ok"] for k, v in body["checks"].items()} == {"database": True, "broker": True, "sandbox": True}
+    assert {k: v["ok"] for k, v in body["checks"].items()} == {
+        "database": True, "broker": True, "sandbox": True, "sweeper": True
+    }  # fmt: skip
     assert "cached" not in body["checks"]["sandbox"]
     code, body = _healthz(client)
     assert code == 200 and body["checks"]["sandbox"]["cached"] is True
@@ -132,6 +137,32 @@ def test_metrics_token(client: Client, settings: Any) -> None:
     assert client.get("/metrics").status_code == 401
     assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer wrong").status_code == 401
     assert "arbiter_matches" in _scrape(client, HTTP_AUTHORIZATION="Bearer s3cret-scrape-token")
+
+
+@pytest.mark.django_db
+def test_late_sweeper_degrades_health_and_shows_in_metrics(client: Client, settings: Any) -> None:
+    settings.ARBITER_SWEEP_EVERY_S = 5
+    settings.ARBITER_HEALTH_SANDBOX = False
+    code, body = _healthz(client)
+    assert (code, body["status"]) == (200, "ok")  # never swept, but nothing waits: nothing to watch
+    assert _scrape(client)["arbiter_sweep_age_seconds"] == {("arbiter_sweep_age_seconds", ()): -1.0}
+
+    recovery_mark(name=SWEEP, add=1, at=db_clock() - timedelta(seconds=14))
+    code, body = _healthz(client)
+    assert (code, body["status"], body["checks"]["sweeper"]["ok"]) == (200, "ok", True)
+    recovery_mark(name=SWEEP, at=db_clock() - timedelta(seconds=16))  # three intervals and a bit
+    code, body = _healthz(client)
+    assert (code, body["status"], body["checks"]["sweeper"]["ok"]) == (200, "degraded", False)
+    assert "is beat running?" in body["checks"]["sweeper"]["detail"]
+
+    recovery_mark(name=EXPIRED, add=3)
+    recovery_mark(name=RERUN_PREFIX + WORKER_LOST, add=2)
+    recovery_mark(name=RERUN_PREFIX + OUTSIDE_KILL, add=1)
+    m = _scrape(client)
+    assert m["arbiter_sweep_age_seconds"][("arbiter_sweep_age_seconds", ())] >= 16
+    assert m["arbiter_lease_expiries"] == {("arbiter_lease_expiries_total", ()): 3}
+    reruns = {dict(labels)["cause"]: v for (_, labels), v in m["arbiter_match_reruns"].items()}
+    assert reruns == {"worker_lost": 2, "outside_kill": 1, "database": 0, "slot": 0, "worker": 0}
 
 
 def test_json_log_lines() -> None:

@@ -22,7 +22,8 @@ from tournaments.competitions.models import Tournament
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 from tournaments.dbclock import db_clock
 from tournaments.matches import recovery as dispatch
-from tournaments.matches.life import match_claim, match_record_result
+from tournaments.matches.life import match_claim, match_record_error, match_record_result
+from tournaments.matches.marks import recovery_marks, reruns_by_cause
 from tournaments.matches.models import MatchSeat
 from tournaments.matches.recovery import matches_expire_leases
 from tournaments.ratings.models import Rating, RatingChange
@@ -77,6 +78,32 @@ def test_late_result_of_a_lost_lease_is_dropped_and_logged(
     assert RatingChange.objects.filter(match=match).count() == 2
     assert sorted(MatchSeat.objects.filter(match=match).values_list("rank", flat=True)) == [1, 2]
     assert MatchSeat.objects.get(match=match, seat=0).rank == 1  # the current attempt's result stands
+
+
+@override_settings(ARBITER_LEASE_S=30, ARBITER_SWEEP_EVERY_S=5)
+def test_sweeper_back_from_an_outage_waits_a_lease_before_ending_anything(round_robin: Tournament) -> None:
+    match = round_robin.matches.order_by("index").first()
+    assert match_claim(match_id=match.id, worker="h1@host:1") == 1
+    assert matches_expire_leases(now=_later(1)) == 0
+    # No sweep for a minute (the database, or beat, was down): the silent worker is not to blame yet.
+    assert matches_expire_leases(now=_later(61)) == 0
+    for seconds in (70, 80, 90):  # sweeping every few seconds again
+        assert matches_expire_leases(now=_later(seconds)) == 0
+    assert matches_expire_leases(now=_later(92)) == 1  # a whole lease since the sweeper came back
+    assert reruns_by_cause()["worker_lost"] == 1
+    assert recovery_marks()["expired"][0] == 1
+
+
+@override_settings(ARBITER_MATCH_MAX_ATTEMPTS=1)
+def test_attempt_of_a_broken_worker_is_given_back(round_robin: Tournament) -> None:
+    match = round_robin.matches.order_by("index").first()
+    for _ in range(3):  # more than the match's attempts: none of them counts
+        assert match_claim(match_id=match.id, worker="broken@host:1") == 1
+        assert match_record_error(match_id=match.id, attempt=1, reason="no space", charged=False) == "queued"
+    match.refresh_from_db()
+    assert (match.status, match.attempt) == ("queued", 0)
+    assert match_claim(match_id=match.id, worker="w@host:2") == 1
+    assert match_record_error(match_id=match.id, attempt=1, reason="bad luck") == "errored"  # counted
 
 
 def _sent(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:

@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tournaments.api.common import found, user_of
+from tournaments.api.idempotency import idempotent
 from tournaments.api.pagination import Pagination
 from tournaments.api.schema import error
 from tournaments.api.throttles import ArbiterScopedThrottle
@@ -170,6 +171,7 @@ class BotListCreateApi(GenericAPIView):
             )
         ],
     )  # fmt: skip
+    @idempotent
     def post(self, request: Request) -> Response:
         data = BotCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -257,6 +259,7 @@ class BotVersionListCreateApi(GenericAPIView):
         request={"multipart/form-data": UploadSerializer},
         responses={201: VersionOutputSerializer, 409: error("The bot is deactivated."), **UPLOAD_ERRORS},
     )
+    @idempotent
     def post(self, request: Request, bot_id: int) -> Response:
         bot = _visible_bot(request, bot_id)
         if bot.owner_id != request.user.id:

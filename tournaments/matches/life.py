@@ -47,6 +47,7 @@ from django.db.models import F
 
 from engines import get_engine
 from tournaments.dbclock import db_clock, db_now
+from tournaments.matches.marks import RERUN_PREFIX, WORKER, recovery_mark
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.matches.queue import queue_candidates
 from tournaments.matches.selectors import match_commands
@@ -327,12 +328,17 @@ def match_record_result(*, match_id: int, attempt: int, record: MatchRecord) -> 
     return True
 
 
-def match_record_error(*, match_id: int, attempt: int, reason: str, retry: bool = True) -> str | None:
+def match_record_error(
+    *, match_id: int, attempt: int, reason: str, retry: bool = True, cause: str = WORKER, charged: bool = True
+) -> str | None:
     """An error of the service, not of a bot: re-run the match, or ERRORED once out of attempts.
 
     Never a forfeit and never a rating change.  ``retry=False`` (a package
-    that cannot be unpacked, say) errors at once.  Returns the new status,
-    or None when the match was no longer this attempt's.
+    that cannot be unpacked, say) errors at once.  A re-run is counted under
+    ``cause`` (``matches.marks``).  ``charged=False`` (a worker that found
+    itself broken) gives the attempt back: the match is queued again with its
+    attempt count as before the claim.  Returns the new status, or None when
+    the match was no longer this attempt's.
     """
     with transaction.atomic():
         match = _lock_running(match_id=match_id, attempt=attempt)
@@ -340,9 +346,13 @@ def match_record_error(*, match_id: int, attempt: int, reason: str, retry: bool 
             return None
         match.error_reason = reason[:2000]
         match.worker = ""
-        if retry and match.attempt < settings.ARBITER_MATCH_MAX_ATTEMPTS:
+        if retry and (not charged or match.attempt < settings.ARBITER_MATCH_MAX_ATTEMPTS):
             match.status = Match.Status.QUEUED
-            match.save(update_fields=["status", "error_reason", "worker"])
+            if not charged:
+                # Safe to reuse: the only writer of this attempt is the worker giving it back.
+                match.attempt -= 1
+            match.save(update_fields=["status", "error_reason", "worker", "attempt"])
+            recovery_mark(name=RERUN_PREFIX + cause, add=1)
             matches_enqueue(match_ids=[match.pk])
         else:
             match.status = Match.Status.ERRORED

@@ -140,3 +140,22 @@ class MatchSeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.match_id}:{self.seat}"
+
+
+class RecoveryMark(models.Model):
+    """A named count and time kept by the recovery machinery, shown by /healthz and /metrics.
+
+    ``sweep``: when the lease sweeper last ran (``at``) and how many times;
+    ``sweep_resumed``: when it last came back after not running; ``expired``:
+    leases ended; ``rerun:<cause>``: attempts ended by the service and run again;
+    ``worker:<node>``: a worker's last self-check (``count`` problems, ``detail`` what).
+    The database holds them so that every process (web, workers, beat) sees the same.
+    """
+
+    name = models.CharField(max_length=260, primary_key=True)
+    count = models.BigIntegerField(default=0)
+    at = models.DateTimeField(null=True, blank=True)
+    detail = models.TextField(blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.name}={self.count}"

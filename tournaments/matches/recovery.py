@@ -11,6 +11,12 @@ QUEUED again and re-sent, or ERRORED with the reason once it has used up
 the silent worker was only slow and comes back, its result carries the old
 attempt number and ``match_record_result`` drops it (and logs it).
 
+**Outages.**  A lease counts only time the sweeper itself was watching.  When
+the sweeper comes back after not running for a while (the database was down,
+or beat was), every worker's renewals failed as well, through no fault of
+theirs; so for one lease after its return it ends nothing, and the workers
+that kept playing record their results under the attempts they hold.
+
 **The dispatcher.**  The database is the source of truth for what must run;
 the broker holds one ``run_next`` message per queued match (a message names no
 match: the worker claims the fairest one, matches/queue.py).  If the broker
@@ -32,11 +38,27 @@ from django.conf import settings
 
 from tournaments.dbclock import db_clock
 from tournaments.matches.life import match_record_error, matches_wake
-from tournaments.matches.models import Match
+from tournaments.matches.marks import EXPIRED, SWEEP, SWEEP_RESUMED, WORKER_LOST, recovery_mark
+from tournaments.matches.models import Match, RecoveryMark
 from tournaments.matches.queue import queued_count
 from workers.celery_app import queue_depths
 
 logger = logging.getLogger(__name__)
+
+
+def _sweep_resumed(now: datetime) -> datetime | None:
+    """Note this sweep; when the sweeper had not run for a while, now.  Returns when it last resumed."""
+    marks = dict(RecoveryMark.objects.filter(name__in=[SWEEP, SWEEP_RESUMED]).values_list("name", "at"))
+    last, resumed = marks.get(SWEEP), marks.get(SWEEP_RESUMED)
+    # A gap that could have cost a live worker its lease; three missed sweeps at most.
+    gap = min(3 * settings.ARBITER_SWEEP_EVERY_S, settings.ARBITER_LEASE_S / 2)
+    if last is not None and (now - last).total_seconds() > gap:
+        logger.warning("sweeper: back after %.0f s without a sweep; no lease ends for %.0f s",
+                       (now - last).total_seconds(), settings.ARBITER_LEASE_S)  # fmt: skip
+        recovery_mark(name=SWEEP_RESUMED, add=1, at=now)
+        resumed = now
+    recovery_mark(name=SWEEP, add=1, at=now)
+    return resumed
 
 
 def matches_dispatch(*, limit: int | None = None) -> int:
@@ -66,6 +88,9 @@ def matches_expire_leases(*, now: datetime | None = None) -> int:
     """
     now = now or db_clock()
     cutoff = now - timedelta(seconds=settings.ARBITER_LEASE_S)
+    resumed = _sweep_resumed(now)
+    if resumed is not None and resumed > cutoff:
+        return 0
     expired = list(
         Match.objects.filter(status=Match.Status.RUNNING, heartbeat_at__lt=cutoff)
         .order_by("id")
@@ -75,8 +100,9 @@ def matches_expire_leases(*, now: datetime | None = None) -> int:
     for match_id, attempt, worker, heartbeat_at in expired:
         silent = (now - heartbeat_at).total_seconds() if heartbeat_at else 0.0
         reason = f"infrastructure: lease expired (worker {worker or '?'} silent for {silent:.0f} s)"
-        if match_record_error(match_id=match_id, attempt=attempt, reason=reason) is not None:
+        if match_record_error(match_id=match_id, attempt=attempt, reason=reason, cause=WORKER_LOST) is not None:
             ended += 1
     if ended:
+        recovery_mark(name=EXPIRED, add=ended)
         logger.warning("sweeper: ended %d attempt(s) whose lease expired", ended)
     return ended

@@ -13,15 +13,19 @@ import logging
 import os
 import signal
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TypeVar
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist
-from django.db import connection
+from django.db import InterfaceError, OperationalError, connection
 
 from engines import InvalidOptionsError
 from tournaments.bots.selectors import bot_version_package
+from tournaments.dbclock import db_clock
 from tournaments.matches.life import (
     match_claim_next,
     match_heartbeat,
@@ -29,13 +33,19 @@ from tournaments.matches.life import (
     match_record_result,
     match_time_limit_s,
 )
+from tournaments.matches.marks import DATABASE, OUTSIDE_KILL, SLOT, WORKER, worker_health_note
 from tournaments.matches.selectors import match_spec
 from workers.match import MatchRecord, MatchSpec
 from workers.packages import PackageCache, PackageUnavailableError
 from workers.referee import play_match
-from workers.sandbox import BotProgram, InfrastructureError
+from workers.sandbox import BotProgram, ExternalKillError, InfrastructureError, SlotRangeConflictError
+from workers.selfcheck import worker_problems
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+# The first wait after a failed database call; it doubles up to the heartbeat interval.
+FIRST_BACKOFF_S = 0.25
 
 
 def worker_identity(*, hostname: str | None) -> str:
@@ -43,16 +53,98 @@ def worker_identity(*, hostname: str | None) -> str:
     return f"{hostname or os.uname().nodename}:{os.getpid()}"[:200]
 
 
+def _reconnect() -> None:
+    """Drop this thread's database connection so that the next call opens a new one."""
+    with contextlib.suppress(Exception):
+        connection.close()
+
+
+def _backoff(failures: int) -> float:
+    return min(FIRST_BACKOFF_S * 2 ** (failures - 1), settings.ARBITER_HEARTBEAT_S)
+
+
 def _heartbeat(match_id: int, attempt: int, stop: threading.Event) -> None:
-    """Renew this attempt's lease until ``stop`` is set (on its own database connection)."""
+    """Renew this attempt's lease until ``stop`` is set (on its own database connection).
+
+    A failed renewal (the database restarting, a cut link, anything else) is
+    retried with backoff for as long as the match is played: the match is
+    given up only when the database says it is no longer this attempt's.
+    """
+    wait, failures = settings.ARBITER_HEARTBEAT_S, 0
     try:
-        while not stop.wait(settings.ARBITER_HEARTBEAT_S):
-            if not match_heartbeat(match_id=match_id, attempt=attempt):
+        while not stop.wait(wait):
+            try:
+                held = match_heartbeat(match_id=match_id, attempt=attempt)
+            except Exception as exc:
+                failures += 1
+                wait = _backoff(failures)
+                if failures == 1:
+                    logger.warning("match %s attempt %s: lease renewal failed (%s); retrying", match_id, attempt, exc)
+                _reconnect()
+                continue
+            if failures:
+                logger.warning("match %s attempt %s: lease renewed after %d failure(s)", match_id, attempt, failures)
+            wait, failures = settings.ARBITER_HEARTBEAT_S, 0
+            if not held:
                 # The sweeper gave the match to someone else: our result will be dropped.
                 logger.warning("match %s attempt %s lost its lease", match_id, attempt)
                 return
     finally:
-        connection.close()
+        _reconnect()
+
+
+def _persist(what: str, write: Callable[[], T]) -> T:
+    """``write()``, retried with backoff while the database is unreachable, for ``ARBITER_RESULT_RETRY_S``.
+
+    A match played while the database was down is worth keeping: every write
+    is conditional on the attempt that claimed the match (``matches.life``),
+    so a retry after a commit whose answer was lost, or after the sweeper gave
+    the match away, changes nothing.
+    """
+    deadline = time.monotonic() + settings.ARBITER_RESULT_RETRY_S
+    failures = 0
+    while True:
+        try:
+            done = write()
+        except (OperationalError, InterfaceError) as exc:
+            failures += 1
+            pause = _backoff(failures)
+            if time.monotonic() + pause > deadline:
+                logger.error("%s: the database stayed unreachable; giving the result up (%s)", what, exc)
+                raise
+            if failures == 1:
+                logger.warning("%s: database unavailable (%s); retrying for up to %.0f s", what, exc,
+                               settings.ARBITER_RESULT_RETRY_S)  # fmt: skip
+            _reconnect()
+            time.sleep(pause)
+            continue
+        if failures:
+            logger.warning("%s: recorded after %d failed attempt(s)", what, failures)
+        return done
+
+
+def _error(
+    match_id: int, attempt: int, reason: str, *, retry: bool = True, cause: str = WORKER, charged: bool = True
+) -> str:
+    """Record a service error of this attempt (kept through a database outage); the status it left."""
+    status = _persist(
+        f"match {match_id} attempt {attempt}",
+        lambda: match_record_error(
+            match_id=match_id, attempt=attempt, reason=reason, retry=retry, cause=cause, charged=charged
+        ),
+    )
+    return str(status)
+
+
+def _cause(exc: BaseException) -> str:
+    """Which kind of service failure ended an attempt (for the re-run counts)."""
+    if isinstance(exc, ExternalKillError):
+        return OUTSIDE_KILL
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        return DATABASE
+    if isinstance(exc, SlotRangeConflictError) or "slot" in str(exc):
+        return SLOT
+    return WORKER
 
 
 def _programs(spec: MatchSpec) -> list[BotProgram]:
@@ -96,45 +188,98 @@ def _time_limit(seconds: int) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def _play(match_id: int, attempt: int) -> MatchRecord | str:
-    """Play the claimed match: its record, or the status its error left it in."""
+def _play(match_id: int, attempt: int, node: str) -> MatchRecord | str:
+    """Play the claimed match: its record, or the status its error left it in.
+
+    An attempt that failed because this worker is broken (its self-check fails
+    now) is not counted against the match.
+    """
     try:
         spec = match_spec(match_id=match_id)
         with _time_limit(match_time_limit_s(seats=spec.seats, clock=spec.clock)):
             return play_match(spec, _programs(spec), limits=settings.ARBITER_SANDBOX)
     except PackageUnavailableError as exc:
-        return str(match_record_error(match_id=match_id, attempt=attempt, reason=str(exc), retry=False))
+        return _error(match_id, attempt, str(exc), retry=False)
     except InvalidOptionsError as exc:
         # Options or seats the engine refuses: running again cannot help.
-        reason = f"invalid match: {exc}"
-        return str(match_record_error(match_id=match_id, attempt=attempt, reason=reason, retry=False))
+        return _error(match_id, attempt, f"invalid match: {exc}", retry=False)
     except InfrastructureError as exc:
-        return str(match_record_error(match_id=match_id, attempt=attempt, reason=f"infrastructure: {exc}"))
+        charged = not worker_fitness(node=node, fresh=True)
+        return _error(match_id, attempt, f"infrastructure: {exc}", cause=_cause(exc), charged=charged)
     except SoftTimeLimitExceeded:
-        reason = "the match exceeded its time limit"
-        return str(match_record_error(match_id=match_id, attempt=attempt, reason=reason))
+        return _error(match_id, attempt, "the match exceeded its time limit")
     except Exception as exc:
         # Whatever else went wrong here is this worker's problem (a bad setting, a full disk, a bug),
         # never the match's: it runs again, elsewhere if this worker keeps failing.
         logger.exception("match %s attempt %s failed", match_id, attempt)
-        reason = f"{type(exc).__name__}: {exc}"
-        return str(match_record_error(match_id=match_id, attempt=attempt, reason=reason))
+        charged = not worker_fitness(node=node, fresh=True)
+        return _error(match_id, attempt, f"{type(exc).__name__}: {exc}", cause=_cause(exc), charged=charged)
+
+
+_fitness: dict[str, tuple[float, list[str]]] = {}
+
+
+def worker_fitness(*, node: str, fresh: bool = False) -> list[str]:
+    """This worker's problems (temp space, package cache, sandbox); empty when it may take matches.
+
+    A pass is trusted for ``ARBITER_WORKER_CHECK_EVERY_S``; a failure is checked
+    again every time, so the worker takes matches again as soon as it is fixed.
+    Each change is noted in the database for /healthz and /metrics.
+    """
+    now = time.monotonic()
+    cached = _fitness.get(node)
+    if not fresh and cached is not None and not cached[1] and now - cached[0] < settings.ARBITER_WORKER_CHECK_EVERY_S:
+        return cached[1]
+    problems = worker_problems(
+        limits=settings.ARBITER_SANDBOX,
+        package_cache=Path(settings.ARBITER_PACKAGE_CACHE),
+        min_free_mb=settings.ARBITER_WORKER_MIN_FREE_MB,
+    )
+    changed = cached is None or cached[1] != problems
+    if problems and changed:
+        logger.error("worker %s is unfit and takes no matches: %s", node, "; ".join(problems))
+    elif changed and cached is not None:
+        logger.warning("worker %s passed its self-check again and takes matches", node)
+    if changed or problems:  # a failure is noted each time, so /healthz sees it is current
+        try:
+            worker_health_note(worker=node, problems=problems, at=db_clock())
+        except (OperationalError, InterfaceError) as exc:  # the database is away: the next check notes it
+            logger.warning("worker %s: could not note its self-check (%s)", node, exc)
+            _reconnect()
+    _fitness[node] = (now, problems)
+    return problems
+
+
+class WorkerUnfitError(RuntimeError):
+    """This worker failed its self-check: it must not take a match (the message goes back)."""
 
 
 def match_run_next(*, worker: str) -> str:
-    """Claim the fairest queued match, play and record it; returns what happened (for the task's log)."""
+    """Claim the fairest queued match, play and record it; returns what happened (for the task's log).
+
+    Raises WorkerUnfitError, claiming nothing, while this worker fails its self-check.
+    """
+    node = worker.rsplit(":", 1)[0]
+    problems = worker_fitness(node=node)
+    if problems:
+        raise WorkerUnfitError("; ".join(problems))
     claimed = match_claim_next(worker=worker)
     if claimed is None:
         return "nothing queued"
     match_id, attempt = claimed
     stop = threading.Event()
+    # The lease is renewed until the result is in, through any wait for the database.
     beat = threading.Thread(target=_heartbeat, args=(match_id, attempt, stop), daemon=True)
     beat.start()
     try:
-        played = _play(match_id, attempt)
+        played = _play(match_id, attempt, node)
+        if isinstance(played, str):
+            return played
+        record: MatchRecord = played
+        recorded = _persist(
+            f"match {match_id} attempt {attempt}",
+            lambda: match_record_result(match_id=match_id, attempt=attempt, record=record),
+        )
     finally:
         stop.set()
-    if isinstance(played, str):
-        return played
-    recorded = match_record_result(match_id=match_id, attempt=attempt, record=played)
     return "finished" if recorded else "dropped"

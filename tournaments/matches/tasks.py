@@ -7,21 +7,38 @@ never the other way round at import time).
 
 from __future__ import annotations
 
+import logging
+import time
+
 from celery import Task
+from celery.exceptions import Reject
 from django.conf import settings
 
 from workers.celery_app import app, beat_every
 
+logger = logging.getLogger(__name__)
+
 # run_next messages one wake task sends before handing the rest to the next one.
 WAKE_SLICE = 1000
+# How long an unfit worker holds a message before giving it back.
+UNFIT_PAUSE_S = 5.0
 
 
 @app.task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def run_next(self: Task) -> str:
-    """Claim the fairest queued match, play it and record it (a message names no match)."""
-    from tournaments.matches.runner import match_run_next, worker_identity
+    """Claim the fairest queued match, play it and record it (a message names no match).
 
-    return match_run_next(worker=worker_identity(hostname=self.request.hostname))
+    A worker that fails its self-check puts the message back for another
+    worker, after a pause so that it does not spin on it.
+    """
+    from tournaments.matches.runner import WorkerUnfitError, match_run_next, worker_identity
+
+    try:
+        return match_run_next(worker=worker_identity(hostname=self.request.hostname))
+    except WorkerUnfitError as exc:
+        logger.warning("this worker failed its self-check (%s): the message goes back", exc)
+        time.sleep(UNFIT_PAUSE_S)
+        raise Reject("this worker failed its self-check", requeue=True) from None
 
 
 @app.task(ignore_result=True, acks_late=False)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import asdict, dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -23,9 +24,14 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 from kombu import Connection
 
+from tournaments.dbclock import db_clock
+from tournaments.matches.marks import SWEEP, recovery_marks, workers_unfit
+from tournaments.matches.models import Match
 from workers import sandbox
 
 BROKER_TIMEOUT_S = 3
+# A worker's failed self-check is news for this long (an unfit worker notes it again every few seconds).
+UNFIT_WINDOW_S = 300
 _FAILURE_TTL_S = 15.0
 
 
@@ -116,12 +122,54 @@ def _sandbox_probe() -> str:
     return f"bubblewrap self-test passed; cgroups: {found['cgroups']}; runtimes: {runtimes}; gaps: {gaps}"
 
 
+def sweep_age_s() -> float | None:
+    """Seconds since the lease sweeper last ran (the database's clock); None when it never has."""
+    _, at = recovery_marks().get(SWEEP, (0, None))
+    return None if at is None else max(0.0, (db_clock() - at).total_seconds())
+
+
+def check_sweeper() -> Check:
+    """Has beat's lease sweeper run within three of its intervals (or is there nothing for it to watch)?"""
+
+    def probe() -> str:
+        age, limit = sweep_age_s(), 3 * settings.ARBITER_SWEEP_EVERY_S
+        if age is not None and age <= limit:
+            return f"last sweep {age:.0f} s ago"
+        active = Match.objects.filter(status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).exists()
+        if age is None and not active:
+            return "no sweep yet, and no match waits or runs"
+        seen = "never" if age is None else f"{age:.0f} s ago"
+        raise RuntimeError(f"the lease sweeper last ran {seen} (limit {limit:.0f} s): is beat running?")
+
+    return _timed(probe)
+
+
+def unfit_workers() -> dict[str, str]:
+    """Workers whose self-check failed lately: node -> what is wrong."""
+    return workers_unfit(since=db_clock() - timedelta(seconds=UNFIT_WINDOW_S))
+
+
+def check_workers() -> Check:
+    """Did any worker fail its self-check lately?"""
+
+    def probe() -> str:
+        unfit = unfit_workers()
+        if unfit:
+            raise RuntimeError("; ".join(f"{node}: {why}" for node, why in sorted(unfit.items())))
+        return "no worker reported a failed self-check"
+
+    return _timed(probe)
+
+
 def health_report() -> tuple[bool, dict[str, Any]]:
-    """Run every check; (all passed, the JSON body)."""
+    """Run every check; (no failing check, the JSON body).  A late sweeper degrades, it does not fail."""
     checks = {"database": check_database(), "broker": check_broker(), "sandbox": check_sandbox()}
     ok = all(c.ok for c in checks.values())
+    for name, check in (("sweeper", check_sweeper), ("workers", check_workers)):
+        checks[name] = check() if checks["database"].ok else Check(ok=False, ms=0.0, detail="no database")
+    status = "failing" if not ok else "ok" if checks["sweeper"].ok and checks["workers"].ok else "degraded"
     body = {
-        "status": "ok" if ok else "failing",
+        "status": status,
         "checks": {name: {k: v for k, v in asdict(c).items() if v or k in ("ok", "ms")} for name, c in checks.items()},
     }
     return ok, body

@@ -20,6 +20,12 @@ Exported families (all prefixed ``arbiter_``):
 * ``tournaments{status}`` (gauge), ``bots`` (gauge, active bots).
 * ``broker_queue_messages{queue}`` (gauge): messages waiting in each Celery queue,
   -1 when the broker cannot be asked.
+* ``sweep_age_seconds`` (gauge): since beat's lease sweeper last ran, -1 when it never has.
+* ``lease_expiries_total`` (counter): running attempts the sweeper ended because their lease expired.
+* ``match_reruns_total{cause}`` (counter): attempts the service ended and ran again, by cause:
+  ``worker_lost``, ``database``, ``slot``, ``outside_kill``, ``worker`` (matches/marks.py).
+* ``worker_unfit{worker, problem}`` (gauge): 1 for each worker whose self-check failed
+  in the last five minutes (it takes no matches), with what is wrong.
 
 ``ARBITER_METRICS_TOKEN``, when set, is required as ``Authorization: Bearer <token>``.
 """
@@ -40,7 +46,9 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Histo
 
 from tournaments.bots.models import Bot
 from tournaments.competitions.models import Tournament
+from tournaments.matches.marks import EXPIRED, recovery_marks, reruns_by_cause
 from tournaments.matches.models import Match, MatchSeat
+from tournaments.ops.health import sweep_age_s, unfit_workers
 from tournaments.ratings.models import RatingChange
 from workers.celery_app import queue_depths
 
@@ -136,6 +144,31 @@ class DatabaseCollector:
         for queue, depth in sorted(_broker_depths().items()):
             broker.add_metric([queue], depth)
         yield broker
+        yield from _recovery()
+
+
+def _recovery() -> Iterator[Metric]:
+    """The sweeper's age, lease expiries and re-runs by cause."""
+    age = sweep_age_s()
+    yield GaugeMetricFamily(
+        "arbiter_sweep_age_seconds", "Seconds since the lease sweeper last ran (-1: never).",
+        value=-1.0 if age is None else age,
+    )  # fmt: skip
+    expired, _ = recovery_marks().get(EXPIRED, (0, None))
+    yield CounterMetricFamily("arbiter_lease_expiries", "Attempts ended because their lease expired.", value=expired)
+    reruns = CounterMetricFamily(
+        "arbiter_match_reruns", "Attempts the service ended and ran again, by cause.", labels=["cause"]
+    )
+    for cause, n in sorted(reruns_by_cause().items()):
+        reruns.add_metric([cause], n)
+    yield reruns
+    unfit = GaugeMetricFamily(
+        "arbiter_worker_unfit", "Workers whose self-check failed lately (they take no matches).",
+        labels=["worker", "problem"],
+    )  # fmt: skip
+    for node, problem in sorted(unfit_workers().items()):
+        unfit.add_metric([node, problem[:200]], 1)
+    yield unfit
 
 
 def render_metrics() -> bytes:

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tournaments.api.common import found, id_field, user_of
+from tournaments.api.idempotency import idempotent
 from tournaments.api.pagination import Pagination
 from tournaments.api.schema import error
 from tournaments.api.throttles import ArbiterScopedThrottle
@@ -127,6 +128,7 @@ class ChallengeListCreateApi(GenericAPIView):
         },
         examples=[OpenApiExample("best of four", value={"bot": 1, "opponent": 2, "games": 4}, request_only=True)],
     )
+    @idempotent
     def post(self, request: Request) -> Response:
         data = ChallengeInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)

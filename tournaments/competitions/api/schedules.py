@@ -13,6 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tournaments.api.common import found, signed_in
+from tournaments.api.idempotency import idempotent
 from tournaments.api.pagination import Pagination
 from tournaments.api.schema import error
 from tournaments.competitions.models import Tournament, TournamentSchedule
@@ -109,6 +110,7 @@ class ScheduleListCreateApi(GenericAPIView):
             )
         ],
     )  # fmt: skip
+    @idempotent
     def post(self, request: Request) -> Response:
         data = ScheduleInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tournaments.api.common import found, id_field
+from tournaments.api.idempotency import idempotent
 from tournaments.api.pagination import Pagination
 from tournaments.api.schema import error
 from tournaments.competitions.filters import TournamentFilter
@@ -159,6 +160,7 @@ class TournamentListCreateApi(GenericAPIView):
             )
         ],
     )  # fmt: skip
+    @idempotent
     def post(self, request: Request) -> Response:
         data = TournamentInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)

@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tournaments.api.common import found, user_of
+from tournaments.api.idempotency import idempotent
 from tournaments.api.pagination import Pagination
 from tournaments.api.schema import error
 from tournaments.api.throttles import ArbiterScopedThrottle
@@ -149,6 +150,7 @@ class VersionTestListCreateApi(GenericAPIView):
         responses={201: VersionTestDetailSerializer, 403: error("Not the bot's owner.")},
         examples=[OpenApiExample("newest against v1", value={"baseline": 1, "elo1": 20}, request_only=True)],
     )
+    @idempotent
     def post(self, request: Request, bot_id: int) -> Response:
         if not request.user or not request.user.is_authenticated:
             self.permission_denied(request)
