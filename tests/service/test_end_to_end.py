@@ -46,8 +46,8 @@ def _elo_by_hand(matches: list[dict[str, Any]]) -> dict[int, tuple[float, int]]:
 
 
 def test_round_robin_end_to_end(service: Api) -> None:
-    signup = service.post_json("/api/users/", {"username": "erin", "password": "erin-pw-1"})
-    token = service.post_json("/api/auth/token/", {"username": "erin", "password": "erin-pw-1"})["token"]
+    signup = service.post_json("/api/users/", {"username": "erin", "password": "erin-pass-phrase"})
+    token = service.post_json("/api/auth/token/", {"username": "erin", "password": "erin-pass-phrase"})["token"]
     assert token == signup["token"]
     service.token = token
 

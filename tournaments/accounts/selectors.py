@@ -1,0 +1,15 @@
+"""Reads of accounts: the user behind an API token key."""
+
+from __future__ import annotations
+
+from django.db.models import Q
+from django.utils import timezone
+
+from tournaments.accounts.models import ApiToken
+from tournaments.accounts.services import token_digest
+
+
+def token_find(*, key: str) -> ApiToken | None:
+    """The live (unexpired) token whose key is ``key``, with its user; None when there is none."""
+    live = Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now())
+    return ApiToken.objects.select_related("user").filter(live, digest=token_digest(key=key)).first()
