@@ -57,6 +57,9 @@ def live_api(live_processes_session: LiveFactory) -> Iterator[LiveServer]:
             "ARBITER_RATE_UPLOADS": "100000/hour",
             "ARBITER_RATE_CHALLENGES": "100000/hour",
             "ARBITER_CHALLENGES_PER_DAY": "100000",
+            "ARBITER_RATE_LOGIN_IP": "100000/hour",
+            "ARBITER_RATE_LOGIN_USER": "100000/hour",
+            "ARBITER_RATE_SIGNUP_IP": "100000/hour",
             "ARBITER_LOG_LEVEL": "WARNING",
             # The development settings, as a developer runs the server: no secret key, DEBUG and hosts defaulted.
             "SECRET_KEY": None,

@@ -133,7 +133,7 @@ def _elo_by_hand_teams(matches: list[dict[str, Any]]) -> dict[int, tuple[float, 
 
 def test_team_round_robins_end_to_end(service: Api) -> None:
     """Sequence for three players, and two teams of two where each bot fills both seats of its team."""
-    service.token = service.post_json("/api/users/", {"username": "fay", "password": "fay-pw-12"})["token"]
+    service.token = service.post_json("/api/users/", {"username": "fay", "password": "fay-pass-phrase"})["token"]
     bots = [
         service.upload_bot("sequence", "random", "random_bot.py", random_bot()),
         service.upload_bot("sequence", "greedy", "greedy.zip", greedy_zip()),

@@ -1,0 +1,105 @@
+"""Input a hostile client sends is a 400 or 404 in the error shape, never a 500.
+
+Forged match cursors, JSON nested a thousand deep, unknown filter values, and a
+path that climbs out of /static/ on the development server.
+"""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import json
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+from rest_framework.test import APIClient
+
+from tests.api.conftest import LiveServer, assert_error, client_for
+
+pytestmark = pytest.mark.django_db
+
+
+def _cursor(raw: bytes) -> str:
+    return base64.b64encode(raw).decode()
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        f"cursor={_cursor(b'p=abc')}",
+        f"ordering=finished_at&cursor={_cursor(b'p=not-a-time')}",
+        f"cursor={_cursor(b'o=-5&p=1')}",
+    ],
+)
+def test_a_forged_match_cursor_is_a_404(query: str) -> None:
+    assert_error(APIClient().get(f"/api/matches/?{query}"), 404, "not_found")
+
+
+@pytest.mark.parametrize("path", ["/api/auth/token/", "/api/users/", "/api/tournaments/", "/api/challenges/"])
+def test_json_nested_a_thousand_deep_is_a_400(user: Any, path: str) -> None:
+    body = "[" * 1000 + "]" * 1000
+    error = assert_error(client_for(user).post(path, body, content_type="application/json"), 400, "parse_error")
+    assert "nested" in error["message"]
+    deep_object = '{"a":' * 40 + "1" + "}" * 40
+    assert_error(client_for(user).post(path, deep_object, content_type="application/json"), 400, "parse_error")
+
+
+def test_json_nested_a_few_levels_is_read(user: Any) -> None:
+    body = json.dumps({"game": "gamesup", "name": "t", "participants": [], "options": {"a": [[[1]]]}})
+    response = client_for(user).post("/api/tournaments/", body, content_type="application/json")
+    assert response.status_code != 400 or response.json()["error"]["code"] != "parse_error"
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "/api/bots/?game=no-such-game",
+        "/api/bots/?owner=nobody-at-all",
+        "/api/bots/?active=maybe",
+        "/api/bots/?mine=perhaps",
+        "/api/bots/?ordering=bogus",
+        "/api/tournaments/?game=no-such-game",
+        "/api/tournaments/?owner=nobody-at-all",
+        "/api/tournaments/?rated=2",
+        "/api/matches/?game=no-such-game",
+        "/api/matches/?status=bogus",
+        "/api/matches/?rated=sometimes",
+        "/api/matches/?ordering=bogus",
+    ],
+)
+def test_unknown_filter_values_are_a_400(query: str) -> None:
+    error = assert_error(APIClient().get(query), 400, "invalid")
+    assert error["fields"] and all(isinstance(m, str) for messages in error["fields"].values() for m in messages), error
+
+
+def test_known_filter_values_still_filter(user: Any, make_bot: Any) -> None:
+    make_bot(name="mine")
+    assert APIClient().get("/api/bots/?game=gamesup&owner=alice&active=true").json()["count"] == 1
+    assert APIClient().get("/api/bots/?active=false").json()["count"] == 0
+
+
+@pytest.mark.parametrize("path", ["/static/../x", "/static/..%2f..%2fetc/passwd", "/static/%2e%2e/x"])
+def test_the_development_server_answers_paths_out_of_static_with_a_404(live_api: LiveServer, path: str) -> None:
+    """The live server is runserver with DEBUG on, as a developer runs it."""
+    address = urlparse(live_api.base)
+    connection = http.client.HTTPConnection(address.hostname or "127.0.0.1", address.port, timeout=30)
+    connection.request("GET", path)  # sent as written: no client-side normalisation
+    response = connection.getresponse()
+    assert response.status == 404, (response.status, response.read()[:300])
+
+
+@pytest.mark.parametrize(
+    "path",
+    [f"/api/matches/?cursor={_cursor(b'p=abc')}", "/api/bots/?game=no-such-game"],
+)
+def test_the_live_server_answers_hostile_queries_in_the_error_shape(live_api: LiveServer, path: str) -> None:
+    address = urlparse(live_api.base)
+    connection = http.client.HTTPConnection(address.hostname or "127.0.0.1", address.port, timeout=30)
+    connection.request("GET", path, headers={"Accept": "application/json"})
+    response = connection.getresponse()
+    assert response.status in (400, 404) and set(json.loads(response.read())) == {"error"}
+    body = "[" * 1000 + "]" * 1000
+    connection.request("POST", "/api/auth/token/", body=body, headers={"Content-Type": "application/json"})
+    response = connection.getresponse()
+    assert response.status == 400 and json.loads(response.read())["error"]["code"] == "parse_error"
