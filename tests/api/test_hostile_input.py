@@ -103,3 +103,31 @@ def test_the_live_server_answers_hostile_queries_in_the_error_shape(live_api: Li
     connection.request("POST", "/api/auth/token/", body=body, headers={"Content-Type": "application/json"})
     response = connection.getresponse()
     assert response.status == 400 and json.loads(response.read())["error"]["code"] == "parse_error"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"game": "gamesup", "name": "t", "participants": ["x", {"a": 1}, None]},
+        {"game": "gamesup", "name": "t", "participants": [1, 2], "options": [[{"deep": ["x"]}]]},
+        {"game": ["gamesup"], "name": {"n": 1}, "participants": "x", "clock": {"move_ms": "soon"}},
+    ],
+)
+def test_error_fields_always_hold_lists_of_strings(user: Any, body: dict[str, Any]) -> None:
+    error = assert_error(client_for(user).post("/api/tournaments/", body, format="json"), 400)
+    for name, messages in error["fields"].items():
+        assert isinstance(name, str) and isinstance(messages, list) and messages, error
+        for message in messages:
+            assert isinstance(message, str) and "{" not in message and "ErrorDetail" not in message, error
+
+
+def test_error_fields_name_nested_items() -> None:
+    from rest_framework.exceptions import ErrorDetail
+
+    from tournaments.api.errors import error_fields
+
+    nested = {"participants": {1: [ErrorDetail("A valid integer is required.")]}, "options": {"teams": ["bad"]}}
+    assert error_fields(nested) == {
+        "participants.1": ["A valid integer is required."],
+        "options.teams": ["bad"],
+    }
