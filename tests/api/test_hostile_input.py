@@ -131,3 +131,38 @@ def test_error_fields_name_nested_items() -> None:
         "participants.1": ["A valid integer is required."],
         "options.teams": ["bad"],
     }
+
+
+def test_a_300_mb_upload_is_refused_before_it_is_sent(live_api: LiveServer) -> None:
+    """The server answers after the first megabyte of a 300 MB upload: it reads no further.
+
+    (Were it to read the whole body first, this would wait for bytes that never come and fail
+    at the socket's timeout.)
+    """
+    import socket
+
+    address = urlparse(live_api.base)
+    boundary = "b0undary"
+    head = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="game"\r\n\r\ngamesup\r\n'
+        f'--{boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\nhuge\r\n'
+        f'--{boundary}\r\nContent-Disposition: form-data; name="package"; filename="huge.py"\r\n\r\n'
+    ).encode()
+    length = len(head) + 300 * 1024 * 1024
+    request = (
+        f"POST /api/bots/ HTTP/1.1\r\nHost: {address.hostname}:{address.port}\r\n"
+        f"Authorization: Token {live_api.token}\r\nAccept: application/json\r\n"
+        f"Content-Type: multipart/form-data; boundary={boundary}\r\nContent-Length: {length}\r\n\r\n"
+    ).encode()
+    with socket.create_connection((address.hostname or "127.0.0.1", address.port or 80), timeout=60) as sock:
+        sock.sendall(request + head + b"#" * (1024 * 1024))
+        answer = b""
+        while b"\r\n\r\n" not in answer or not answer.rstrip().endswith(b"}"):
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+    status_line, _, rest = answer.partition(b"\r\n")
+    assert b" 400 " in status_line, answer[:500]
+    body = json.loads(rest.split(b"\r\n\r\n", 1)[1])
+    assert body["error"]["code"] == "package_too_large"
