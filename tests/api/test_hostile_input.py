@@ -166,3 +166,8 @@ def test_a_300_mb_upload_is_refused_before_it_is_sent(live_api: LiveServer) -> N
     assert b" 400 " in status_line, answer[:500]
     body = json.loads(rest.split(b"\r\n\r\n", 1)[1])
     assert body["error"]["code"] == "package_too_large"
+
+
+def test_an_api_path_with_an_encoded_newline_is_a_json_404() -> None:
+    response = APIClient().get("/api/bots/x%0Ay/version-tests/")
+    assert_error(response, 404, "not_found")
