@@ -7,10 +7,11 @@ Sections, each in its own process (Django reads its settings once per process):
 3. e2e       matches per second through Celery + PostgreSQL (baseline: the referee alone, same matches, in parallel)
 4. schedule  a 200-bot round robin through the service      (baseline: COPY of the same rows)
 5. http      API latency, 20 clients, 10,000 bots           (baseline: a trivial endpoint under the same load)
+6. scale     claim+record per second, N simulated workers    (baseline: SELECT 1 round trips, same N)
 
 and, when their files are there, ``bench.ratings_fit`` and ``bench.pages``.
 
-Sections 3-5 need PostgreSQL and Redis (see bench/_common.py for the
+Sections 3-6 need PostgreSQL and Redis (see bench/_common.py for the
 variables; defaults are the local servers).  The machine (CPUs, model, load
 average) is printed first and the load again after every section: the
 figures mean little without it.  ``--quick`` runs everything small, to try
@@ -39,6 +40,7 @@ FULL = {
     "e2e": ["bench.e2e", "--matches", "200", "--workers", "2", "--profile"],
     "schedule": ["bench.schedule", "--bots", "200", "--repeat", "3", "--profile"],
     "http": ["bench.http_latency", "--clients", "20", "--seconds", "8", "--profile"],
+    "scale": ["bench.scale", "--workers", "4", "--workers", "8", "--workers", "16", "--seconds", "5"],
 }
 QUICK = {
     "engines": ["bench.engines", "--seconds", "0.1", "--game", "gamesup"],
@@ -46,6 +48,7 @@ QUICK = {
     "e2e": ["bench.e2e", "--matches", "10", "--workers", "2", "--profile"],
     "schedule": ["bench.schedule", "--bots", "30", "--repeat", "1", "--profile"],
     "http": ["bench.http_latency", "--clients", "4", "--seconds", "1"],
+    "scale": ["bench.scale", "--workers", "2", "--seconds", "1", "--bots", "6"],
 }
 # Other engineers' benchmarks, run when they are there (no services needed).
 OPTIONAL = {
@@ -55,7 +58,7 @@ OPTIONAL = {
 for _name, (_full, _quick) in OPTIONAL.items():
     if (_common.ROOT / "bench" / f"{_name}.py").exists():
         FULL[_name], QUICK[_name] = _full, _quick
-NEEDS_SERVICES = {"e2e", "schedule", "http"}
+NEEDS_SERVICES = {"e2e", "schedule", "http", "scale"}
 # Lines worth repeating at the end: the verdicts and the headline figures.
 SUMMARY_MARKERS = ("target met", "TARGET MISSED", " ratio ", "server:", "sandbox:", "baseline")
 

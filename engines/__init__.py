@@ -11,13 +11,12 @@ from engines.base import (
     InvalidOptionsError,
     InvalidStateError,
     Option,
-    Replay,
     Result,
     State,
-    renumber_ranks_by_team,
-    team_ranks,
 )
+from engines.ranks import renumber_ranks_by_team, team_ranks
 from engines.registry import UnknownEngineError, all_engines, get_engine, register
+from engines.replay import Replay
 
 __all__ = [
     "PASS",

@@ -10,9 +10,9 @@ Everything here is pure Python: no Django, no Celery, no I/O.
 from __future__ import annotations
 
 import abc
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Self, TypeGuard, TypeVar
 
 JSON = Any  # a value made of dict / list / str / int / float / bool / None
 
@@ -32,6 +32,22 @@ class InvalidOptionsError(ValueError):
 
 class InvalidStateError(ValueError):
     """Serialised state data that cannot be loaded."""
+
+
+def is_int(value: object) -> TypeGuard[int]:
+    """True for an int that is not a bool (JSON true/false load as bools, which are ints to Python)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def checked_int(value: object, what: str, lo: int | None = None, hi: int | None = None) -> int:
+    """``value`` from stored state data as an int within [lo, hi] (bools refused), else InvalidStateError."""
+    if not is_int(value):
+        raise InvalidStateError(f"{what} must be an integer, got {value!r}")
+    if lo is not None and value < lo:
+        raise InvalidStateError(f"{what} must be at least {lo}, got {value}")
+    if hi is not None and value > hi:
+        raise InvalidStateError(f"{what} must be at most {hi}, got {value}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -114,56 +130,58 @@ class Result:
         )
 
 
-def ranks_from_scores(values: Sequence[float]) -> tuple[int, ...]:
-    """Competition ranks (1 best, ties share) from per-seat values, higher is better.
-
-    Right for games where every seat is its own team; with teams use
-    :func:`team_ranks`, which counts teams rather than seats.
-    """
-    return tuple(1 + sum(1 for other in values if other > v) for v in values)
-
-
-def team_ranks(team_of: Sequence[int], team_values: Sequence[float]) -> tuple[int, ...]:
-    """Each seat's rank from one value per team (higher is better), counted over teams.
-
-    ``team_of[seat]`` is the seat's team index.  A team's rank is 1 + the
-    number of teams with a strictly higher value, and every seat of the team
-    has it: two teams of two seats give ``(1, 2, 1, 2)``, never ``(1, 3, 1, 3)``.
-    """
-    by_team = ranks_from_scores(team_values)
-    return tuple(by_team[t] for t in team_of)
-
-
-def renumber_ranks_by_team(ranks: Sequence[int | None], team_of: Sequence[int]) -> list[int | None]:
-    """Per-seat ranks in any numbering that keeps their order, renumbered over teams.
-
-    For stored results written when ranks counted seats (a two-team game of
-    four seats as ``[1, 3, 1, 3]``): the order of the teams is kept and the
-    numbers become :func:`team_ranks`'s (``[1, 2, 1, 2]``).  Ranks already
-    counted over teams come back unchanged, so applying it twice is harmless.
-    A seat without a rank (None) keeps None and is left out; a team whose
-    seats disagree takes its best rank.
-    """
-    if len(ranks) != len(team_of):
-        raise ValueError("one team index per seat")
-    best: dict[int, int] = {}
-    for rank, team in zip(ranks, team_of, strict=True):
-        if rank is not None:
-            best[team] = min(rank, best.get(team, rank))
-    return [
-        None if rank is None else 1 + sum(1 for other in best.values() if other < best[team])
-        for rank, team in zip(ranks, team_of, strict=True)
-    ]
+_S = TypeVar("_S", bound="State")
 
 
 class State(abc.ABC):
     """One position of one game.  Mutable: :meth:`apply` changes it in place."""
 
+    # Slots here let a game that declares its own slots keep its states free of a __dict__.
+    __slots__ = ("engine", "options", "ply", "seats", "seed")
     engine: Engine
     options: dict[str, Any]
     seats: int
     seed: int
     ply: int
+    # The keys that open to_json, in the order this game has always written
+    # them: stored states must keep their exact text ("game" names the engine
+    # id where a game wrote it so).
+    _header_keys: ClassVar[tuple[str, ...]] = ("engine", "version", "options", "seats", "seed", "ply")
+
+    def _setup(self, engine: Engine, options: dict[str, Any], seed: int, seats: int = 2) -> None:
+        """Set the fields every state has, as at the start of a game (ply 0)."""
+        self.engine = engine
+        self.options = options  # validated once, never mutated afterwards
+        self.seats = seats
+        self.seed = seed
+        self.ply = 0
+
+    def _copy_common(self) -> Self:
+        """A bare instance of this state's class with the common fields copied, for :meth:`clone` to complete."""
+        other = object.__new__(type(self))
+        other.engine = self.engine
+        other.options = self.options  # shared: never mutated after validation
+        other.seats = self.seats
+        other.seed = self.seed
+        other.ply = self.ply
+        return other
+
+    def _rules_version(self) -> str:
+        """The rules version this state is played under (the engine's unless a game replays older rules)."""
+        return self.engine.version
+
+    def _header(self) -> dict[str, JSON]:
+        """The opening keys of :meth:`to_json`: which game, rules version, options, seats, seed and ply."""
+        values: dict[str, JSON] = {
+            "engine": self.engine.id,
+            "game": self.engine.id,
+            "version": self._rules_version(),
+            "options": dict(self.options),
+            "seats": self.seats,
+            "seed": self.seed,
+            "ply": self.ply,
+        }
+        return {key: values[key] for key in self._header_keys}
 
     @abc.abstractmethod
     def to_move(self) -> int | None:
@@ -328,57 +346,28 @@ class Engine(abc.ABC):
     def state_from_json(self, data: Mapping[str, JSON]) -> State:
         """Load what :meth:`State.to_json` wrote; InvalidStateError if it cannot."""
 
+    def _check_state_header(self, data: object, *, id_key: str = "engine", optional: tuple[str, ...] = ()) -> str:
+        """Check that ``data`` is a stored state of this engine under rules it plays; return that rules version.
 
-@dataclass
-class Replay:
-    """Everything needed to reproduce a game: replaying gives every state again."""
+        ``id_key`` names the key holding the engine id; keys listed in
+        ``optional`` (``id_key``, ``"version"``) may be missing and then read
+        as this engine's id and current version.
+        """
+        if not isinstance(data, Mapping):
+            raise InvalidStateError(f"a {self.id} state must be a JSON object")
+        found = data.get(id_key, self.id if id_key in optional else None)
+        if found != self.id:
+            raise InvalidStateError(f"not a {self.id} state: {id_key} is {found!r}")
+        version = data.get("version", self.version if "version" in optional else None)
+        if version != self.version and version not in self.legacy_versions:
+            raise InvalidStateError(f"state of rules version {version!r}; {self.id} plays {self.version}")
+        return str(version)
 
-    engine_id: str
-    engine_version: str
-    seats: int
-    options: dict[str, Any]
-    seed: int
-    moves: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, JSON]:
-        return {
-            "engine": self.engine_id,
-            "engine_version": self.engine_version,
-            "seats": self.seats,
-            "options": dict(self.options),
-            "seed": self.seed,
-            "moves": list(self.moves),
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, JSON]) -> Replay:
-        return cls(
-            engine_id=str(data["engine"]),
-            engine_version=str(data["engine_version"]),
-            seats=int(data["seats"]),
-            options=dict(data["options"]),
-            seed=int(data["seed"]),
-            moves=[str(m) for m in data["moves"]],
-        )
-
-    def _start(self) -> State:
-        """The start position under the rules the replay was recorded with."""
-        from engines.registry import get_engine
-
-        engine = get_engine(self.engine_id)
-        return engine.new_state_for_version(self.engine_version, self.options, seed=self.seed, seats=self.seats)
-
-    def states(self) -> list[State]:
-        """Every state from the start through the last move (len(moves) + 1 states)."""
-        state = self._start()
-        out = [state.clone()]
-        for move in self.moves:
-            state.apply(move)
-            out.append(state.clone())
-        return out
-
-    def final_state(self) -> State:
-        state = self._start()
-        for move in self.moves:
-            state.apply(move)
-        return state
+    def _load_checked(self, load: Callable[[Mapping[str, JSON]], _S], data: Mapping[str, JSON]) -> _S:
+        """``load(data)``, with any error that malformed data can cause reported as InvalidStateError."""
+        try:
+            return load(data)
+        except InvalidStateError:
+            raise
+        except (LookupError, TypeError, ValueError, AttributeError) as exc:
+            raise InvalidStateError(f"bad {self.id} state: {exc!r}") from exc

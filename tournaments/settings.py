@@ -105,6 +105,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# The pages' own sign-in (tournaments/web/urls.py).
+LOGIN_URL = "/login/"
+LOGIN_REDIRECT_URL = "/me/bots/"
+LOGOUT_REDIRECT_URL = "/games/"
+
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True

@@ -3,6 +3,7 @@
 from django.apps import apps
 from django.contrib import admin
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+from django.templatetags.static import static
 from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 
@@ -34,6 +35,8 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("metrics", metrics, name="metrics"),
     path("", RedirectView.as_view(url="/games/", permanent=False)),
+    # Browsers ask for /favicon.ico whatever the page says; the icon is an SVG among the static files.
+    path("favicon.ico", RedirectView.as_view(url=static("web/favicon.svg"), permanent=True)),
     path("", include("tournaments.web.urls")),
 ]
 

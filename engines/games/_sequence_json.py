@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from engines.base import JSON, InvalidOptionsError, InvalidStateError, Result
 from engines.games._sequence_board import CORNER, CORNERS, EMPTY, FULL_DECK, SQUARE_NAMES
@@ -29,12 +29,7 @@ def dump_state(state: SequenceState) -> dict[str, JSON]:
     """The full state as JSON: secrets and the random stream included (server side only)."""
     version, internal, gauss = state.rng_state
     return {
-        "engine": state.engine.id,
-        "version": state.rules,
-        "seats": state.seats,
-        "options": dict(state.options),
-        "seed": state.seed,
-        "ply": state.ply,
+        **state._header(),
         "to_move": state.turn,
         "exchanged": state.exchanged,
         "last_move": state.last_move,
@@ -48,18 +43,14 @@ def dump_state(state: SequenceState) -> dict[str, JSON]:
     }
 
 
-def load_state(engine: SequenceEngine, data: Mapping[str, JSON], state_class: Any) -> SequenceState:
+def load_state(engine: SequenceEngine, data: Mapping[str, JSON], state_class: type[SequenceState]) -> SequenceState:
     """Rebuild a state from :meth:`SequenceState.to_json` output, checking it hangs together."""
-    if data["engine"] != engine.id:
-        raise InvalidStateError(f"state of {data['engine']!r}, not sequence")
+    rules = engine._check_state_header(data, optional=("version",))
     seats = int(data["seats"])
     try:
         options = engine.validate_options(data["options"], seats)
     except InvalidOptionsError as exc:
         raise InvalidStateError(str(exc)) from exc
-    rules = str(data.get("version", engine.version))
-    if rules not in (engine.version, *engine.legacy_versions):
-        raise InvalidStateError(f"state of sequence rules version {rules!r}, engine plays {engine.version}")
     state = state_class(engine, options, seats, int(data["seed"]), rules=rules)
     state.ply = int(data["ply"])
     state.turn = None if data["to_move"] is None else int(data["to_move"])
@@ -67,7 +58,22 @@ def load_state(engine: SequenceEngine, data: Mapping[str, JSON], state_class: An
     state.last_move = data["last_move"]
     if state.last_move is not None and not isinstance(state.last_move, str):
         raise InvalidStateError("last_move must be a string or null")
-    cells = data["board"]
+    _load_board(state, data["board"], data["sequences"])
+    _load_cards(state, data)
+    version, internal, gauss = data["rng"]
+    state.rng_state = (int(version), tuple(int(x) for x in internal), gauss)
+    random.Random().setstate(state.rng_state)  # raises ValueError when malformed
+    if state.turn is not None and not 0 <= state.turn < seats:
+        raise InvalidStateError(f"bad seat to move {state.turn!r}")
+    result = data["result"]
+    if (result is None) != (state.turn is not None):
+        raise InvalidStateError("a finished game has a result and nobody to move")
+    state._result = Result.from_json(result) if result is not None else None
+    return state
+
+
+def _load_board(state: SequenceState, cells: JSON, sequences: JSON) -> None:
+    """Set the chips of ``cells`` (100 squares) and the marked ``sequences`` they hold."""
     if len(cells) != 100:
         raise InvalidStateError("the board must have 100 squares")
     for sq, cell in enumerate(cells):
@@ -81,7 +87,7 @@ def load_state(engine: SequenceEngine, data: Mapping[str, JSON], state_class: An
             state.board[sq] = 1 << cell
         else:
             raise InvalidStateError(f"bad cell {cell!r} on {SQUARE_NAMES[sq]}")
-    for entry in data["sequences"]:
+    for entry in sequences:
         team, window = int(entry["team"]), tuple(int(s) for s in entry["squares"])
         if not 0 <= team < state.n_teams or len(window) != 5:
             raise InvalidStateError(f"bad sequence {entry!r}")
@@ -90,10 +96,14 @@ def load_state(engine: SequenceEngine, data: Mapping[str, JSON], state_class: An
         state.sequences.append((team, window))
         for s in window:
             state.locked[s] += 1
+
+
+def _load_cards(state: SequenceState, data: Mapping[str, JSON]) -> None:
+    """Set hands, discards and the draw pile, checking that together they make up two decks."""
     state.hands = [[str(c) for c in h] for h in data["hands"]]
     state.discards = [[str(c) for c in d] for d in data["discards"]]
     state.pile = [str(c) for c in data["pile"]]
-    if len(state.hands) != seats or len(state.discards) != seats:
+    if len(state.hands) != state.seats or len(state.discards) != state.seats:
         raise InvalidStateError("one hand and one discard pile per seat")
     cards = Counter(state.pile)
     for pile in state.hands + state.discards:
@@ -101,13 +111,3 @@ def load_state(engine: SequenceEngine, data: Mapping[str, JSON], state_class: An
     # Played cards go to the discards, so all 104 cards are always somewhere.
     if cards != _DECK_COUNT:
         raise InvalidStateError("hands, discards and pile do not make up two decks")
-    version, internal, gauss = data["rng"]
-    state.rng_state = (int(version), tuple(int(x) for x in internal), gauss)
-    random.Random().setstate(state.rng_state)  # raises ValueError when malformed
-    if state.turn is not None and not 0 <= state.turn < seats:
-        raise InvalidStateError(f"bad seat to move {state.turn!r}")
-    result = data["result"]
-    if (result is None) != (state.turn is not None):
-        raise InvalidStateError("a finished game has a result and nobody to move")
-    state._result = Result.from_json(result) if result is not None else None
-    return state

@@ -1,7 +1,6 @@
 """Stacks, the 13x13 flag game (Steve Wannall, Game Rules Guru, 2009).
 
-Rules as settled in ``/work/shared/rules/flagstacks.md``; the user-facing
-version with every reading spelled out is ``docs/rules/flagstacks.md``.
+Rules, with every reading spelled out: ``docs/rules/flagstacks.md``.
 
 Representation (chosen for playout speed):
 
@@ -32,6 +31,7 @@ from engines.base import (
     Result,
     State,
 )
+from engines.games._flagstacks_load import load_state
 from engines.games._flagstacks_tables import (
     ENTER,
     ENTRIES,
@@ -63,27 +63,19 @@ class FlagStacksState(State):
     __slots__ = (
         "_moves",
         "board",
-        "engine",
         "last_move",
         "max_plies",
         "occ",
-        "options",
         "owner",
         "passes",
-        "ply",
         "reserve",
-        "seats",
-        "seed",
         "winner",
     )
+    _header_keys = ("game", "version", "seats", "seed", "options", "ply")
 
     def __init__(self, engine: FlagStacksEngine, options: dict[str, Any], seed: int) -> None:
-        self.engine = engine
-        self.options = options
+        self._setup(engine, options, seed)
         self.max_plies: int = options["max_plies"]
-        self.seats = 2
-        self.seed = seed
-        self.ply = 0
         self.board: list[str] = [""] * SQUARES
         self.owner: list[int] = [-1] * SQUARES
         self.occ: list[set[int]] = [set(), set()]
@@ -329,12 +321,7 @@ class FlagStacksState(State):
     def to_json(self) -> dict[str, JSON]:
         """Everything needed to restore the state; owned targets and the winner are derived on load."""
         return {
-            "game": self.engine.id,
-            "version": self.engine.version,
-            "seats": 2,
-            "seed": self.seed,
-            "options": dict(self.options),
-            "ply": self.ply,
+            **self._header(),
             "passes": self.passes,
             "last_move": self.last_move,
             "squares": {SQUARE_NAMES[sq]: [self.owner[sq] & 1, s] for sq, s in enumerate(self.board) if s},
@@ -343,13 +330,8 @@ class FlagStacksState(State):
 
     def clone(self) -> FlagStacksState:
         """An independent copy (flat lists copied, immutable parts shared)."""
-        other = FlagStacksState.__new__(FlagStacksState)
-        other.engine = self.engine
-        other.options = self.options  # never mutated after validation
+        other = self._copy_common()
         other.max_plies = self.max_plies
-        other.seats = 2
-        other.seed = self.seed
-        other.ply = self.ply
         other.board = self.board[:]
         other.owner = self.owner[:]
         other.occ = [set(self.occ[0]), set(self.occ[1])]
@@ -393,9 +375,7 @@ class FlagStacksEngine(Engine):
 
     def state_from_json(self, data: Mapping[str, JSON]) -> State:
         """Load what :meth:`FlagStacksState.to_json` wrote; InvalidStateError if inconsistent."""
-        from engines.games._flagstacks_load import load_state
-
-        return load_state(self, data)
+        return load_state(self, data, FlagStacksState)
 
 
 ENGINE = FlagStacksEngine()

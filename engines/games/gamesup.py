@@ -1,7 +1,6 @@
 """The Game's Up!: a 6x6 game of inverting, moving, stacking and scoring.
 
-Rules: ``/work/shared/rules/gamesup.md`` (settled text) and
-``docs/rules/gamesup.md`` (for bot authors).
+Rules: ``docs/rules/gamesup.md`` (for bot authors).
 
 Representation, chosen for fast random playouts:
 
@@ -21,87 +20,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engines.base import (
-    JSON,
-    PASS,
-    Engine,
-    IllegalMoveError,
-    InvalidStateError,
-    Option,
-    Result,
-    State,
-    ranks_from_scores,
+from engines.base import JSON, PASS, Engine, IllegalMoveError, Option, Result, State
+from engines.games._gamesup_load import load_state
+from engines.games._gamesup_tables import (
+    COLOURS,
+    DESTS,
+    MOVE_NAMES,
+    NAME_ORDER,
+    OVER,
+    PARSE,
+    SINGLE_CAP,
+    SIZE,
+    SQUARE_INDEX,
+    SQUARES,
+    START_FACES,
+    stack_value,
 )
-
-SIZE = 6
-FILES = "abcdef"
-COLOURS = ("blue", "red")
-SQUARES = [FILES[i % SIZE] + str(i // SIZE + 1) for i in range(SIZE * SIZE)]
-SQUARE_INDEX = {name: i for i, name in enumerate(SQUARES)}
-# Squares in the order their names sort ("a1" < "a2" < ... < "b1"), so that
-# generating moves in this order yields an already sorted list.
-NAME_ORDER = sorted(range(SIZE * SIZE), key=lambda i: SQUARES[i])
-
-_DIRECTIONS = [(df, dr) for df in (-1, 0, 1) for dr in (-1, 0, 1) if df or dr]
-
-
-def _build_tables() -> tuple[list[list[tuple[int, int]]], list[dict[int, str]], dict[str, tuple[int, int]]]:
-    """Destinations per square, move names, and the parse table for move text.
-
-    ``dests[sq]`` lists ``(to, over)`` sorted by the name of ``to``; ``over`` is
-    -1 for a one-square step, else the square leapt over.
-    """
-    dests: list[list[tuple[int, int]]] = []
-    names: list[dict[int, str]] = []
-    parse: dict[str, tuple[int, int]] = {}
-    for sq in range(SIZE * SIZE):
-        f, r = sq % SIZE, sq // SIZE
-        found = []
-        for df, dr in _DIRECTIONS:
-            f1, r1, f2, r2 = f + df, r + dr, f + 2 * df, r + 2 * dr
-            if 0 <= f1 < SIZE and 0 <= r1 < SIZE:
-                found.append((r1 * SIZE + f1, -1))
-                if 0 <= f2 < SIZE and 0 <= r2 < SIZE:
-                    found.append((r2 * SIZE + f2, r1 * SIZE + f1))
-        found.sort(key=lambda pair: SQUARES[pair[0]])
-        dests.append(found)
-        row = {to: f"{SQUARES[sq]}-{SQUARES[to]}" for to, _ in found}
-        names.append(row)
-        for to, text in row.items():
-            parse[text] = (sq, to)
-    return dests, names, parse
-
-
-DESTS, MOVE_NAMES, PARSE = _build_tables()
-# OVER[frm][to]: the square leapt over, -1 for a step.
-OVER = [{to: over for to, over in DESTS[sq]} for sq in range(SIZE * SIZE)]
-
-
-def _single_captures(m: int, t: int) -> bool:
-    """A single piece showing ``m`` (after inversion) may capture a top ``t``."""
-    return m == t or m + t == 7 or t == m - 1
-
-
-# SINGLE_CAP[m][t] precomputed: the rule is checked in the innermost loop.
-SINGLE_CAP = [[m > 0 and t > 0 and _single_captures(m, t) for t in range(7)] for m in range(7)]
-
-START_FACES: tuple[list[tuple[int, int]], ...] = (
-    # Blue's back rank a1..f1 and the rank in front, a2..f2.
-    [(0, f) for f in (1, 2, 3, 4, 5, 6)],
-    [(0, f) for f in (6, 5, 4, 3, 2, 1)],
-    [],
-    [],
-    # Red, named from Blue's side: a5..f5 then a6..f6.
-    [(1, f) for f in (1, 2, 3, 4, 5, 6)],
-    [(1, f) for f in (6, 5, 4, 3, 2, 1)],
-)
-
-
-def _stack_value(stack: tuple[int, ...]) -> int:
-    """Points a stack is worth to its owner (single pieces score nothing)."""
-    if len(stack) < 2:
-        return 0
-    return sum(code & 7 for code in stack)
+from engines.ranks import ranks_from_scores
 
 
 class GamesUpState(State):
@@ -119,19 +54,11 @@ class GamesUpState(State):
         "_stacks",
         "_top",
         "_turn",
-        "engine",
-        "options",
-        "ply",
-        "seats",
-        "seed",
     )
+    _header_keys = ("game", "version", "options", "seats", "seed", "ply")
 
     def __init__(self, engine: GamesUpEngine, options: dict[str, Any], seed: int) -> None:
-        self.engine = engine
-        self.options = options
-        self.seats = 2
-        self.seed = seed
-        self.ply = 0
+        self._setup(engine, options, seed)
         self._stacks: list[tuple[int, ...]] = [() for _ in range(SIZE * SIZE)]
         self._top = [0] * (SIZE * SIZE)
         self._height = [0] * (SIZE * SIZE)
@@ -157,7 +84,7 @@ class GamesUpState(State):
         scores = [0, 0]
         for stack in self._stacks:
             if len(stack) >= 2:
-                scores[stack[-1] >> 3] += _stack_value(stack)
+                scores[stack[-1] >> 3] += stack_value(stack)
         return scores
 
     # -- queries ------------------------------------------------------------
@@ -270,9 +197,9 @@ class GamesUpState(State):
         target = stacks[to]
         # Take out what the two squares were worth, then add back their new worth.
         if len(moving) >= 2:
-            scores[moving[-1] >> 3] -= _stack_value(moving)
+            scores[moving[-1] >> 3] -= stack_value(moving)
         if len(target) >= 2:
-            scores[target[-1] >> 3] -= _stack_value(target)
+            scores[target[-1] >> 3] -= stack_value(target)
         moved = (*moving[:-1], moving[-1] ^ 7)
         landed = target + moved if target else moved
         stacks[frm] = ()
@@ -282,7 +209,7 @@ class GamesUpState(State):
         self._top[to] = landed[-1]
         self._height[to] = len(landed)
         if len(landed) >= 2:
-            scores[landed[-1] >> 3] += _stack_value(landed)
+            scores[landed[-1] >> 3] += stack_value(landed)
 
     def _finish(self) -> Result | None:
         """The result if the game is over in this position, else None."""
@@ -364,12 +291,7 @@ class GamesUpState(State):
     def to_json(self) -> dict[str, JSON]:
         no_return = self._no_return
         return {
-            "game": GamesUpEngine.id,
-            "version": GamesUpEngine.version,
-            "options": dict(self.options),
-            "seats": 2,
-            "seed": self.seed,
-            "ply": self.ply,
+            **self._header(),
             "turn": self._turn,
             "board": [[[code >> 3, code & 7] for code in stack] for stack in self._stacks],
             "scores": list(self._scores),
@@ -381,12 +303,7 @@ class GamesUpState(State):
         }
 
     def clone(self) -> GamesUpState:
-        new = GamesUpState.__new__(GamesUpState)
-        new.engine = self.engine
-        new.options = self.options  # never mutated after validation
-        new.seats = 2
-        new.seed = self.seed
-        new.ply = self.ply
+        new = self._copy_common()
         new._stacks = self._stacks[:]  # stacks are tuples: sharing them is safe
         new._top = self._top[:]
         new._height = self._height[:]
@@ -434,85 +351,9 @@ class GamesUpEngine(Engine):
         return state
 
     def state_from_json(self, data: Mapping[str, JSON]) -> State:
-        try:
-            return self._load(data)
-        except InvalidStateError:
-            raise
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-            raise InvalidStateError(f"bad gamesup state: {exc!r}") from exc
-
-    def _load(self, data: Mapping[str, JSON]) -> GamesUpState:
-        if not isinstance(data, Mapping):
-            raise InvalidStateError("a gamesup state must be a JSON object")
-        if data.get("game", self.id) != self.id:
-            raise InvalidStateError(f"not a gamesup state: game is {data.get('game')!r}")
-        opts = self.validate_options(data.get("options", {}), data.get("seats", 2))
-        seed = _int(data.get("seed", 0), "seed")
-        state = GamesUpState(self, opts, seed)
-        state.ply = _int(data["ply"], "ply", 0)
-        if state.ply > opts["max_plies"]:
-            raise InvalidStateError(f"ply {state.ply} is past the ply cap {opts['max_plies']}")
-        turn = _int(data["turn"], "turn", 0)
-        if turn > 1:
-            raise InvalidStateError(f"turn must be 0 or 1, got {turn}")
-        state._turn = turn
-        board = data["board"]
-        if not isinstance(board, list) or len(board) != SIZE * SIZE:
-            raise InvalidStateError("board must be a list of 36 squares (a1, b1, ..., f6)")
-        kinds = [[0, 0, 0], [0, 0, 0]]  # pieces per colour per kind (1/6, 2/5, 3/4)
-        for sq, pieces in enumerate(board):
-            if not isinstance(pieces, list):
-                raise InvalidStateError(f"square {SQUARES[sq]} must hold a list of pieces")
-            stack = []
-            for piece in pieces:
-                if not isinstance(piece, list) or len(piece) != 2:
-                    raise InvalidStateError(f"a piece on {SQUARES[sq]} must be [owner, face], got {piece!r}")
-                owner, face = piece
-                if type(owner) is not int or owner not in (0, 1):
-                    raise InvalidStateError(f"bad piece owner on {SQUARES[sq]}: {owner!r}")
-                if type(face) is not int or face not in (1, 2, 3, 4, 5, 6):
-                    raise InvalidStateError(f"bad piece face on {SQUARES[sq]}: {face!r}")
-                kinds[owner][min(face, 7 - face) - 1] += 1
-                stack.append(owner << 3 | face)
-            state._place(sq, tuple(stack))
-        if any(n > 4 for row in kinds for n in row):
-            raise InvalidStateError("a colour has more than four pieces of one kind")
-        scores = state._recount_scores()
-        if "scores" in data and data["scores"] != scores:
-            raise InvalidStateError(f"scores {data['scores']!r} do not match the board ({scores})")
-        state._scores = scores
-        last = data.get("last_move")
-        if last is not None and last != PASS and last not in PARSE:
-            raise InvalidStateError(f"bad last_move {last!r}")
-        state._last = last
-        no_return = data.get("no_return")
-        if no_return is not None:
-            if not isinstance(no_return, list) or len(no_return) != 2:
-                raise InvalidStateError("no_return must be [from, to] or null")
-            frm, to = (SQUARE_INDEX[s] for s in no_return)
-            if to not in OVER[frm]:
-                raise InvalidStateError(f"no_return {no_return!r} is not a move")
-            state._no_return = (frm, to)
-        state._rotation = _int(data.get("rotation", 0), "rotation", 0)
-        passes = _int(data.get("passes", 0), "passes", 0)
-        if passes > 2:
-            raise InvalidStateError(f"passes must be 0, 1 or 2, got {passes}")
-        state._passes = passes
-        state._result = state._finish()
-        stored = data.get("result")
-        if stored is not None and (state._result is None or stored != state._result.to_json()):
-            raise InvalidStateError("the stored result does not match the position")
-        if stored is None and "result" in data and state._result is not None:
-            raise InvalidStateError("the position is over but no result is stored")
-        return state
-
-
-def _int(value: object, name: str, minimum: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidStateError(f"{name} must be an integer, got {value!r}")
-    if minimum is not None and value < minimum:
-        raise InvalidStateError(f"{name} must be at least {minimum}, got {value}")
-    return value
+        return self._load_checked(lambda d: load_state(self, d, GamesUpState), data)
 
 
 ENGINE = GamesUpEngine()
+
+__all__ = ["ENGINE", "SQUARES", "SQUARE_INDEX", "GamesUpEngine", "GamesUpState"]

@@ -1,15 +1,11 @@
 """Stacks, the hexagon race game, and its variant Diabolical Stacks (``hexstacks``).
 
-Rules: /work/shared/rules/hexstacks.md, explained for bot authors in
-docs/rules/hexstacks.md.  Two players race 12 pieces each across a hexagon
-of hexes; pieces stack, and a piece under an opponent's piece is stuck.
+Rules for bot authors: docs/rules/hexstacks.md.  Two players race 12 pieces
+each across a hexagon of hexes; pieces stack, and a piece under an
+opponent's piece is stuck.
 
-Board geometry (row ``r`` of ``2*size-1`` rows, hex ``c`` from the left):
-
-* rows grow by one hex up to the middle row ``size`` and then shrink again;
-* toward a longer row, hex ``c`` touches hexes ``c`` and ``c+1`` of it;
-* toward a shorter row, hex ``c`` touches hexes ``c-1`` and ``c`` of it
-  (those that exist), so the end hexes of a row touch only one hex there.
+The board's geometry (rows, neighbours, move text) is described and built
+in :mod:`engines.games._hexstacks_geometry`.
 
 Seat 0 moves toward higher rows, seat 1 toward lower rows.
 
@@ -32,112 +28,12 @@ are exactly the hexes it can move from in either variant.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cache
 from typing import Any
 
-from engines.base import (
-    JSON,
-    PASS,
-    Engine,
-    IllegalMoveError,
-    InvalidOptionsError,
-    InvalidStateError,
-    Option,
-    Result,
-    State,
-    ranks_from_scores,
-)
-
-PIECES = 12  # per player
-MAX_HEIGHT = 2 * PIECES  # the tallest possible stack
-
-# Action kinds in the parse table.
-ENTER, STEP, EXIT = 0, 1, 2
-
-
-class Geometry:
-    """Everything about a board of one size that never changes during a game."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        nrows = 2 * size - 1
-        self.row_lengths = [size + min(r, nrows - 1 - r) for r in range(nrows)]
-        self.names: list[str] = []
-        self.row_of: list[int] = []  # 1-based row
-        self.col_of: list[int] = []  # 1-based hex in its row
-        first: list[int] = []  # index of each row's first hex
-        for r, length in enumerate(self.row_lengths, start=1):
-            first.append(len(self.names))
-            for c in range(1, length + 1):
-                self.names.append(f"r{r}c{c}")
-                self.row_of.append(r)
-                self.col_of.append(c)
-        self.count = len(self.names)
-        self.index = {name: i for i, name in enumerate(self.names)}
-
-        def hexes_of(row: int, cols: tuple[int, ...]) -> tuple[int, ...]:
-            length = self.row_lengths[row - 1]
-            return tuple(first[row - 1] + c - 1 for c in cols if 1 <= c <= length)
-
-        # forward[seat][hex]: the hexes one row nearer the seat's far edge.
-        self.forward: list[list[tuple[int, ...]]] = [[], []]
-        for h in range(self.count):
-            r, c = self.row_of[h], self.col_of[h]
-            for seat, nxt in ((0, r + 1), (1, r - 1)):
-                if not 1 <= nxt <= nrows:
-                    self.forward[seat].append(())
-                elif self.row_lengths[nxt - 1] > self.row_lengths[r - 1]:
-                    self.forward[seat].append(hexes_of(nxt, (c, c + 1)))
-                else:
-                    self.forward[seat].append(hexes_of(nxt, (c - 1, c)))
-        self.near_row = (1, nrows)
-        self.far_row = (nrows, 1)
-        self.near: tuple[tuple[int, ...], tuple[int, ...]] = (
-            tuple(h for h in range(self.count) if self.row_of[h] == 1),
-            tuple(h for h in range(self.count) if self.row_of[h] == nrows),
-        )
-        self.is_far = [
-            [self.row_of[h] == nrows for h in range(self.count)],
-            [self.row_of[h] == 1 for h in range(self.count)],
-        ]
-
-        # Move text is built once here so that move generation only picks strings.
-        self.enter_text = ["+" + name for name in self.names]
-        self.exit_text = [[""] + [f"{name}-offx{n}" for n in range(1, MAX_HEIGHT + 1)] for name in self.names]
-        # steps[seat][hex]: ((target, texts by count), ...)
-        self.steps: list[list[tuple[tuple[int, list[str]], ...]]] = [[], []]
-        self.parse: dict[str, tuple[int, int, int, int]] = {}
-        for seat in (0, 1):
-            for h in self.near[seat]:
-                self.parse[self.enter_text[h]] = (ENTER, -1, h, 1)
-            for h in range(self.count):
-                entries = []
-                for t in self.forward[seat][h]:
-                    texts = [""] + [f"{self.names[h]}-{self.names[t]}x{n}" for n in range(1, MAX_HEIGHT + 1)]
-                    for n in range(1, MAX_HEIGHT + 1):
-                        self.parse[texts[n]] = (STEP, h, t, n)
-                    entries.append((t, texts))
-                self.steps[seat].append(tuple(entries))
-                if self.is_far[seat][h]:
-                    for n in range(1, MAX_HEIGHT + 1):
-                        self.parse[self.exit_text[h][n]] = (EXIT, h, -1, n)
-
-    def summary(self) -> dict[str, JSON]:
-        """The geometry as bots see it in every observation."""
-        return {
-            "size": self.size,
-            "rows": len(self.row_lengths),
-            "row_lengths": list(self.row_lengths),
-            "hexes": self.count,
-            "near_row": list(self.near_row),
-            "far_row": list(self.far_row),
-        }
-
-
-@cache
-def geometry(size: int) -> Geometry:
-    """The shared, immutable geometry of the board with ``size`` hexes a side."""
-    return Geometry(size)
+from engines.base import JSON, PASS, Engine, IllegalMoveError, Option, Result, State
+from engines.games._hexstacks_geometry import ENTER, PIECES, STEP, geometry
+from engines.games._hexstacks_load import load_state
+from engines.ranks import ranks_from_scores
 
 
 def _top_run(stack: tuple[int, ...], seat: int) -> int:
@@ -156,28 +52,21 @@ class HexStacksState(State):
     __slots__ = (
         "_legal",
         "diabolical",
-        "engine",
         "exited",
         "geo",
         "last_move",
         "max_plies",
-        "options",
-        "ply",
         "points",
         "seat",
-        "seats",
-        "seed",
         "stacks",
         "supply",
         "tops",
     )
+    # Written without seats (always two) since the first stored state.
+    _header_keys = ("engine", "version", "options", "seed", "ply")
 
     def __init__(self, engine: Engine, options: dict[str, Any], seed: int) -> None:
-        self.engine = engine
-        self.options = options
-        self.seats = 2
-        self.seed = seed
-        self.ply = 0
+        self._setup(engine, options, seed)
         self.geo = geometry(options["size"])
         self.diabolical: bool = options["diabolical"]
         self.max_plies: int = options["max_plies"]
@@ -327,11 +216,7 @@ class HexStacksState(State):
     def to_json(self) -> dict[str, JSON]:
         names = self.geo.names
         return {
-            "engine": self.engine.id,
-            "version": self.engine.version,
-            "options": dict(self.options),
-            "seed": self.seed,
-            "ply": self.ply,
+            **self._header(),
             "seat": self.seat,
             "points": self.points,
             "stacks": {names[h]: list(s) for h, s in enumerate(self.stacks) if s},
@@ -341,12 +226,7 @@ class HexStacksState(State):
         }
 
     def clone(self) -> HexStacksState:
-        other = object.__new__(HexStacksState)
-        other.engine = self.engine
-        other.options = self.options  # never mutated after validation
-        other.seats = 2
-        other.seed = self.seed
-        other.ply = self.ply
+        other = self._copy_common()
         other.geo = self.geo
         other.diabolical = self.diabolical
         other.max_plies = self.max_plies
@@ -397,67 +277,9 @@ class HexStacksEngine(Engine):
 
     def state_from_json(self, data: Mapping[str, JSON]) -> HexStacksState:
         """Load :meth:`HexStacksState.to_json` output, checking it is a reachable-looking position."""
-        try:
-            return self._load(data)
-        except InvalidStateError:
-            raise
-        except (InvalidOptionsError, KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise InvalidStateError(f"bad hexstacks state: {exc!r}") from exc
-
-    def _load(self, data: Mapping[str, JSON]) -> HexStacksState:
-        if not isinstance(data, Mapping) or data.get("engine") != self.id:
-            raise InvalidStateError("not a hexstacks state")
-        if data.get("version") != self.version:
-            raise InvalidStateError(f"state version {data.get('version')!r}, engine is {self.version}")
-        options = self.validate_options(data["options"])
-        seed = data["seed"]
-        if not _is_int(seed):
-            raise InvalidStateError("seed must be an integer")
-        state = HexStacksState(self, options, seed)
-        geo = state.geo
-        ply, seat, points = data["ply"], data["seat"], data["points"]
-        if not (_is_int(ply) and 0 <= ply <= options["max_plies"]):
-            raise InvalidStateError(f"bad ply {ply!r}")
-        if seat not in (0, 1) or not _is_int(seat) or points not in (1, 2) or not _is_int(points):
-            raise InvalidStateError("bad seat or points")
-        if ply == 0 and (seat, points) != (0, 1):
-            raise InvalidStateError("the game starts with seat 0 to move with one point")
-        supply, exited = list(data["supply"]), list(data["exited"])
-        counts = [0, 0]
-        stacks = data["stacks"]
-        if not isinstance(stacks, Mapping):
-            raise InvalidStateError("stacks must be an object")
-        for name, pieces in stacks.items():
-            if name not in geo.index:
-                raise InvalidStateError(f"no hex {name!r} on a size {geo.size} board")
-            if not isinstance(pieces, list) or not pieces or any(p not in (0, 1) or not _is_int(p) for p in pieces):
-                raise InvalidStateError(f"bad stack on {name}: {pieces!r}")
-            for p in pieces:
-                counts[p] += 1
-            state._set(geo.index[name], tuple(pieces))
-        if len(supply) != 2 or len(exited) != 2 or not all(_is_int(v) and v >= 0 for v in supply + exited):
-            raise InvalidStateError("supply and exited must be two counts each")
-        for s in (0, 1):
-            if supply[s] + exited[s] + counts[s] != PIECES:
-                raise InvalidStateError(f"seat {s} does not have {PIECES} pieces in all")
-        if exited[0] == PIECES and exited[1] == PIECES:
-            raise InvalidStateError("both seats cannot have finished")
-        last = data["last_move"]
-        if last is not None and not isinstance(last, str):
-            raise InvalidStateError("last_move must be a string or null")
-        if ply == 0 and (stacks or last is not None or exited != [0, 0]):
-            raise InvalidStateError("at ply 0 the board is empty and nothing has been played")
-        state.supply, state.exited = supply, exited
-        state.ply, state.seat, state.points, state.last_move = ply, seat, points, last
-        # One point left mid-turn with nothing to spend it on cannot be reached:
-        # the engine would have ended the turn.
-        if ply > 0 and points == 1 and not state.is_terminal() and not state._actions(1):
-            raise InvalidStateError("one point left but no 1-point action: the turn should have ended")
-        return state
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+        return self._load_checked(lambda d: load_state(self, d, HexStacksState), data)
 
 
 ENGINE = HexStacksEngine()
+
+__all__ = ["ENGINE", "PIECES", "HexStacksEngine", "HexStacksState", "geometry"]

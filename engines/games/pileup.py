@@ -19,74 +19,28 @@ Representation (chosen for playout speed):
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping
 from typing import Any
 
-from engines.base import (
-    JSON,
-    PASS,
-    Engine,
-    IllegalMoveError,
-    InvalidStateError,
-    Option,
-    Result,
-    State,
-    ranks_from_scores,
+from engines.base import JSON, PASS, Engine, IllegalMoveError, Option, Result, State
+from engines.games._pileup_load import load_state
+from engines.games._pileup_tables import (
+    COLOURS,
+    MOVE_TEXT,
+    NUMBERS,
+    PARSE,
+    PLACE_TEXT,
+    RAYS,
+    SIZE,
+    SQUARE_INDEX,
+    SQUARE_NAMES,
+    hand_order,
 )
+from engines.ranks import ranks_from_scores
 
-SIZE = 8
-NUMBERS = tuple(range(1, 11))
-COLOURS = ("black", "white")
 REASON_STACKED = "a player has at most one piece outside stacks"
 REASON_PASSES = "both players passed"
 REASON_PLY_CAP = "ply limit reached"
-
-SQUARE_NAMES: tuple[str, ...] = tuple(f"{'abcdefgh'[i // SIZE]}{i % SIZE + 1}" for i in range(SIZE * SIZE))
-SQUARE_INDEX: dict[str, int] = {name: i for i, name in enumerate(SQUARE_NAMES)}
-
-
-def hand_order(numbers: list[int] | tuple[int, ...]) -> list[int]:
-    """Numbers in the order their placement strings sort: "10@" < "1@" < "2@" ... < "9@"."""
-    return sorted(numbers, key=lambda n: f"{n}@")
-
-
-def _rays() -> tuple[tuple[tuple[int, ...], ...], ...]:
-    """For every square, the squares along each of the 8 directions, nearest first."""
-    out = []
-    for sq in range(SIZE * SIZE):
-        f0, r0 = divmod(sq, SIZE)
-        rays = []
-        for df in (-1, 0, 1):
-            for dr in (-1, 0, 1):
-                if df == dr == 0:
-                    continue
-                ray = []
-                f, r = f0 + df, r0 + dr
-                while 0 <= f < SIZE and 0 <= r < SIZE:
-                    ray.append(f * SIZE + r)
-                    f, r = f + df, r + dr
-                if ray:
-                    rays.append(tuple(ray))
-        out.append(tuple(rays))
-    return tuple(out)
-
-
-RAYS = _rays()
-# PLACE_TEXT[n][sq] and MOVE_TEXT[from][to]: move strings built once, not per ply.
-PLACE_TEXT: tuple[tuple[str, ...], ...] = tuple(
-    tuple(f"{n}@{name}" for name in SQUARE_NAMES) if n else () for n in range(11)
-)
-MOVE_TEXT: tuple[tuple[str, ...], ...] = tuple(tuple(f"{a}-{b}" for b in SQUARE_NAMES) for a in SQUARE_NAMES)
-# Every well-formed move text -> ("place", number, square) or ("move", from, to).
-PARSE: dict[str, tuple[str, int, int]] = {}
-for _n in NUMBERS:
-    for _sq in range(SIZE * SIZE):
-        PARSE[PLACE_TEXT[_n][_sq]] = ("place", _n, _sq)
-for _a in range(SIZE * SIZE):
-    for _ray in RAYS[_a]:
-        for _b in _ray:
-            PARSE[MOVE_TEXT[_a][_b]] = ("move", _a, _b)
 
 
 class PileUpState(State):
@@ -97,24 +51,15 @@ class PileUpState(State):
         "_needs_higher",
         "_over",
         "cells",
-        "engine",
         "hands",
         "last_move",
         "loose",
-        "options",
         "passes",
-        "ply",
-        "seats",
-        "seed",
         "turn",
     )
 
     def __init__(self, engine: Engine, options: dict[str, Any], seed: int) -> None:
-        self.engine = engine
-        self.options = options
-        self.seats = 2
-        self.seed = seed
-        self.ply = 0
+        self._setup(engine, options, seed)
         self.cells: list[tuple[int, ...]] = [()] * (SIZE * SIZE)
         # Hands are kept in placement-string order so moves come out sorted.
         self.hands: list[list[int]] = [hand_order(NUMBERS), hand_order(NUMBERS)]
@@ -295,12 +240,7 @@ class PileUpState(State):
     def to_json(self) -> dict[str, JSON]:
         """The full state; the end of the game is recomputed on load, not stored."""
         return {
-            "engine": self.engine.id,
-            "version": self.engine.version,
-            "options": dict(self.options),
-            "seats": self.seats,
-            "seed": self.seed,
-            "ply": self.ply,
+            **self._header(),
             "turn": self.turn,
             "passes": self.passes,
             "last_move": self.last_move,
@@ -310,12 +250,7 @@ class PileUpState(State):
 
     def clone(self) -> PileUpState:
         """An independent copy (stack tuples are immutable and shared)."""
-        other = PileUpState.__new__(PileUpState)
-        other.engine = self.engine
-        other.options = self.options
-        other.seats = 2
-        other.seed = self.seed
-        other.ply = self.ply
+        other = self._copy_common()
         other.cells = self.cells[:]
         other.hands = [self.hands[0][:], self.hands[1][:]]
         other.loose = self.loose[:]
@@ -368,80 +303,7 @@ class PileUpEngine(Engine):
 
     def state_from_json(self, data: Mapping[str, JSON]) -> State:
         """Load :meth:`PileUpState.to_json` output, checking every piece is accounted for."""
-        try:
-            return self._load(data)
-        except InvalidStateError:
-            raise
-        except Exception as exc:  # any shape error in untrusted data
-            raise InvalidStateError(f"bad pileup state: {exc!r}") from exc
-
-    def _load(self, data: Mapping[str, JSON]) -> PileUpState:
-        if not isinstance(data, Mapping):
-            raise InvalidStateError("state must be an object")
-        if data.get("engine") != self.id:
-            raise InvalidStateError(f"not a {self.id} state")
-        if data.get("version") != self.version:
-            raise InvalidStateError(f"state version {data.get('version')!r}, engine is {self.version}")
-        seats = data.get("seats")
-        opts = self.validate_options(data.get("options"), seats)
-        seed = _int(data.get("seed"), "seed")
-        state = PileUpState(self, opts, seed)
-        state.ply = _int(data.get("ply"), "ply", 0, opts["max_plies"])
-        state.turn = _int(data.get("turn"), "turn", 0, 1)
-        state.passes = _int(data.get("passes"), "passes", 0, 2)
-        last = data.get("last_move")
-        if last is not None and not isinstance(last, str):
-            raise InvalidStateError("last_move must be a string or null")
-        state.last_move = last
-
-        seen: list[list[int]] = [[], []]
-        hands = data.get("hands")
-        if not isinstance(hands, list) or len(hands) != 2:
-            raise InvalidStateError("hands must be a list of two lists")
-        for seat, hand in enumerate(hands):
-            if not isinstance(hand, list):
-                raise InvalidStateError("each hand must be a list")
-            nums = [_int(n, "hand number", 1, 10) for n in hand]
-            seen[seat] += nums
-            state.hands[seat] = hand_order(nums)
-        board = data.get("board")
-        if not isinstance(board, Mapping):
-            raise InvalidStateError("board must be an object")
-        loose = [len(state.hands[0]), len(state.hands[1])]
-        for name, pieces in board.items():
-            if name not in SQUARE_INDEX:
-                raise InvalidStateError(f"no square {name!r}")
-            if not isinstance(pieces, list) or not 1 <= len(pieces) <= 3:
-                raise InvalidStateError(f"{name}: a square holds 1 to 3 pieces")
-            codes = []
-            for piece in pieces:
-                if not isinstance(piece, list) or len(piece) != 2:
-                    raise InvalidStateError(f"{name}: a piece is [seat, number]")
-                seat = _int(piece[0], "piece seat", 0, 1)
-                number = _int(piece[1], "piece number", 1, 10)
-                seen[seat].append(number)
-                codes.append(seat * 16 + number)
-            # A capture always puts a piece on an enemy top, so colours alternate.
-            if any(x >> 4 == y >> 4 for x, y in itertools.pairwise(codes)):
-                raise InvalidStateError(f"{name}: adjacent pieces of a stack share a colour")
-            if len(codes) == 1:
-                loose[codes[0] >> 4] += 1
-            state.cells[SQUARE_INDEX[name]] = tuple(codes)
-        for seat in (0, 1):
-            if sorted(seen[seat]) != list(NUMBERS):
-                raise InvalidStateError(f"seat {seat} must have each of pieces 1-10 exactly once")
-        state.loose = loose
-        state._over = state._end_reason()
-        return state
-
-
-def _int(value: Any, what: str, lo: int | None = None, hi: int | None = None) -> int:
-    """``value`` as a checked int (bools refused), else InvalidStateError."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidStateError(f"{what} must be an integer, got {value!r}")
-    if (lo is not None and value < lo) or (hi is not None and value > hi):
-        raise InvalidStateError(f"{what} out of range: {value!r}")
-    return value
+        return self._load_checked(lambda d: load_state(self, d, PileUpState), data)
 
 
 def position(
@@ -474,3 +336,16 @@ def position(
 
 
 ENGINE = PileUpEngine()
+
+__all__ = [
+    "ENGINE",
+    "REASON_PASSES",
+    "REASON_PLY_CAP",
+    "REASON_STACKED",
+    "SQUARE_INDEX",
+    "SQUARE_NAMES",
+    "PileUpEngine",
+    "PileUpState",
+    "hand_order",
+    "position",
+]

@@ -16,50 +16,29 @@ all team bits for a corner, so "this square counts for team t" is one ``&``.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping
 from typing import Any
 
-from engines.base import (
-    JSON,
-    PASS,
-    Engine,
-    IllegalMoveError,
-    InvalidOptionsError,
-    InvalidStateError,
-    Option,
-    Result,
-    State,
-    team_ranks,
-)
+from engines.base import JSON, Engine, IllegalMoveError, InvalidOptionsError, InvalidStateError, Option, Result, State
 from engines.games._sequence_board import (
     CARD_SQUARES,
-    CARD_SQUARES_BY_NAME,
     CORNER,
     CORNERS,
-    DEAD_TEXT,
     EMPTY,
-    FULL_DECK,
     LAYOUT,
-    NAME_ORDER,
-    NON_CORNERS_BY_NAME,
     ONE_EYED,
-    PLACE_TEXT,
-    REMOVE_TEXT,
     SQUARE_INDEX,
     SQUARE_NAMES,
     TWO_EYED,
-    deal_size,
 )
+from engines.games._sequence_cards import deal, draw, redeal_unseen
 from engines.games._sequence_json import dump_state, load_state
 from engines.games._sequence_marks import mark, unmark
+from engines.games._sequence_moves import DEAD, PASS_KIND, PLACE, Actions, legal_actions
+from engines.ranks import team_ranks
 
 # The rules version that discarded a played card only after the draw.
 DRAW_THEN_DISCARD = "1"
-
-# Action kinds stored in the legal-move table.
-PLACE, REMOVE, DEAD, PASS_KIND = 0, 1, 2, 3
-_PASS_ACTION = (PASS_KIND, "", -1)
 
 
 def _resolve_teams(seats: int, teams: int) -> int:
@@ -80,39 +59,31 @@ class SequenceState(State):
         "adv",
         "board",
         "discards",
-        "engine",
         "exchanged",
         "hands",
         "last_move",
         "locked",
         "max_plies",
         "n_teams",
-        "options",
         "pile",
-        "ply",
         "rng_state",
         "rules",
-        "seats",
-        "seed",
         "sequences",
         "target",
         "turn",
     )
+    _header_keys = ("engine", "version", "seats", "options", "seed", "ply")
 
     def __init__(
         self, engine: SequenceEngine, options: dict[str, Any], seats: int, seed: int, rules: str | None = None
     ) -> None:
-        self.engine = engine
+        self._setup(engine, options, seed, seats)
         # The rules version this game is played under (engine.version unless replaying an old match).
         self.rules = engine.version if rules is None else rules
-        self.options = options
-        self.seats = seats
-        self.seed = seed
         self.n_teams = options["teams"]
         self.target = 2 if self.n_teams == 2 else 1
         self.adv = options["advanced"]
         self.max_plies = options["max_plies"]
-        self.ply = 0
         self.board = [EMPTY] * 100
         for sq in CORNERS:
             self.board[sq] = CORNER
@@ -127,35 +98,7 @@ class SequenceState(State):
         self.last_move: str | None = None
         self.rng_state: tuple = ()
         self._result: Result | None = None
-        self._acts: dict[str, tuple[int, str, int]] | None = None
-
-    # -- dealing and drawing -----------------------------------------------
-
-    def _deal(self) -> None:
-        rng = random.Random(self.seed)
-        pile = list(FULL_DECK)
-        rng.shuffle(pile)
-        for _ in range(deal_size(self.seats)):
-            for hand in self.hands:
-                hand.append(pile.pop())
-        self.pile = pile
-        # Only the state is kept, not the Random object: clones then share an
-        # immutable tuple, and a Random is rebuilt just for the rare reshuffle.
-        self.rng_state = rng.getstate()
-
-    def _draw(self, seat: int) -> None:
-        pile = self.pile
-        if not pile:
-            gathered = [card for discard in self.discards for card in discard]
-            if not gathered:
-                return  # nothing anywhere to draw: the hand just shrinks
-            rng = random.Random()
-            rng.setstate(self.rng_state)
-            rng.shuffle(gathered)
-            self.rng_state = rng.getstate()
-            self.pile = pile = gathered
-            self.discards = [[] for _ in range(self.seats)]
-        self.hands[seat].append(pile.pop())
+        self._acts: Actions | None = None
 
     # -- queries --------------------------------------------------------------
 
@@ -179,53 +122,10 @@ class SequenceState(State):
             counts[team] += 1
         return counts
 
-    def _generate(self) -> dict[str, tuple[int, str, int]]:
-        """Legal moves mapped to actions, inserted in sorted order of their text."""
-        acts: dict[str, tuple[int, str, int]] = {}
-        seat = self.turn
-        if seat is None:
-            self._acts = acts
-            return acts
-        board = self.board
-        bit = 1 << (seat % self.n_teams)
-        dead: list[str] = []
-        # Card codes are two characters, so sorting by card then by square name
-        # sorts the move text; "dead:" and "pass" sort after every card.
-        for card in sorted(set(self.hands[seat])):
-            if card in PLACE_TEXT:
-                texts = PLACE_TEXT[card]
-                if card in TWO_EYED:
-                    for sq in NON_CORNERS_BY_NAME:
-                        if board[sq] == EMPTY:
-                            acts[texts[sq]] = (PLACE, card, sq)
-                else:
-                    playable = False
-                    for sq in CARD_SQUARES_BY_NAME[card]:
-                        if board[sq] == EMPTY:
-                            acts[texts[sq]] = (PLACE, card, sq)
-                            playable = True
-                    if not playable:
-                        dead.append(card)
-            else:
-                texts = REMOVE_TEXT[card]
-                locked = self.locked
-                adv = self.adv
-                for sq in NAME_ORDER:
-                    v = board[sq]
-                    if v and not v & bit and v != CORNER and (adv or not locked[sq]):
-                        acts[texts[sq]] = (REMOVE, card, sq)
-        if dead and not self.exchanged:
-            for card in dead:
-                acts[DEAD_TEXT[card]] = (DEAD, card, -1)
-        if not acts:
-            acts[PASS] = _PASS_ACTION
-        self._acts = acts
-        return acts
-
     def legal_moves(self) -> list[str]:
         acts = self._acts
         if acts is None:
-            acts = self._generate()
+            acts = self._acts = legal_actions(self)
         return list(acts)
 
     # -- moves --------------------------------------------------------------
@@ -233,7 +133,7 @@ class SequenceState(State):
     def apply(self, move: str) -> None:
         acts = self._acts
         if acts is None:
-            acts = self._generate()
+            acts = self._acts = legal_actions(self)
         action = acts.get(move) if isinstance(move, str) else None
         if action is None:
             if self._result is not None:
@@ -247,7 +147,7 @@ class SequenceState(State):
         if kind == DEAD:
             self.hands[seat].remove(card)
             self.discards[seat].append(card)
-            self._draw(seat)
+            draw(self, seat)
             self.exchanged = True  # the same seat moves again, without a second exchange
         elif kind == PASS_KIND:
             self._next_turn(seat)
@@ -266,12 +166,12 @@ class SequenceState(State):
                 if self.locked[sq]:
                     self.sequences = unmark(self.locked, self.sequences, sq)
             if self.rules == DRAW_THEN_DISCARD:
-                self._draw(seat)
+                draw(self, seat)
                 self.discards[seat].append(card)
             else:
                 # Discard, then draw: a reshuffle at this draw takes the card just played.
                 self.discards[seat].append(card)
-                self._draw(seat)
+                draw(self, seat)
             self._next_turn(seat)
         if self.ply >= self.max_plies:
             self._finish_cap()
@@ -329,33 +229,15 @@ class SequenceState(State):
 
     def resample_hidden(self, seat: int, seed: int) -> SequenceState:
         """Re-deal every other hand and the draw pile from the cards ``seat`` has not seen."""
-        copy = self.clone()
-        rng = random.Random(seed)
-        unseen = [card for s, hand in enumerate(self.hands) if s != seat for card in hand] + list(self.pile)
-        rng.shuffle(unseen)
-        for s in range(self.seats):
-            if s != seat:
-                n = len(self.hands[s])
-                copy.hands[s] = unseen[:n]
-                del unseen[:n]
-        copy.pile = unseen
-        # The future reshuffles are unknown to the seat as well.
-        copy.rng_state = rng.getstate()
-        copy._acts = None
-        return copy
+        return redeal_unseen(self, seat, seed)
 
     def clone(self) -> SequenceState:
-        other = SequenceState.__new__(SequenceState)
-        other.engine = self.engine
-        other.options = self.options
-        other.seats = self.seats
-        other.seed = self.seed
+        other = self._copy_common()
         other.rules = self.rules
         other.n_teams = self.n_teams
         other.target = self.target
         other.adv = self.adv
         other.max_plies = self.max_plies
-        other.ply = self.ply
         other.board = self.board[:]
         other.locked = self.locked[:]
         other.sequences = self.sequences[:]
@@ -370,6 +252,9 @@ class SequenceState(State):
         # The move table is never mutated after it is built, so sharing is safe.
         other._acts = self._acts
         return other
+
+    def _rules_version(self) -> str:
+        return self.rules
 
     def to_json(self) -> dict[str, JSON]:
         return dump_state(self)
@@ -449,16 +334,11 @@ class SequenceEngine(Engine):
         seats = self.default_seats() if seats is None else seats
         opts = self.validate_options(options, seats)
         state = SequenceState(self, opts, seats, seed, rules=version)
-        state._deal()
+        deal(state)
         return state
 
     def state_from_json(self, data: Mapping[str, JSON]) -> SequenceState:
-        try:
-            return load_state(self, data, SequenceState)
-        except InvalidStateError:
-            raise
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
-            raise InvalidStateError(f"cannot load sequence state: {exc!r}") from exc
+        return self._load_checked(lambda d: load_state(self, d, SequenceState), data)
 
 
 def card_squares(card: str) -> tuple[str, ...]:

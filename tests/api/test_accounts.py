@@ -113,3 +113,22 @@ def test_behind_a_proxy_the_address_it_forwards_is_counted(user: Any) -> None:
     # A client cannot escape by sending its own X-Forwarded-For: the proxy's last entry counts.
     assert [attempt(f"1.2.3.{n}, 203.0.113.5") for n in range(3)] == [400, 400, 429]
     assert attempt("203.0.113.6") == 400
+
+
+@override_settings(ARBITER_THROTTLE_RATES={**RATES, "signup_ip": "1/hour", "login_ip": "2/hour"})
+def test_the_pages_sign_up_and_log_in_share_the_throttles(user: Any) -> None:
+    browser = Client(REMOTE_ADDR="10.0.0.10")
+    first = browser.post("/signup/", {"username": "page-user", "password": "a-long-pass-phrase"})
+    assert first.status_code == 302
+    assert (
+        Client(REMOTE_ADDR="10.0.0.10").post("/signup/", {"username": "page-two", "password": "x"}).status_code == 429
+    )
+    other = Client(REMOTE_ADDR="10.0.0.11")
+    answers = [other.post("/login/", {"username": "alice", "password": "no"}).status_code for _ in range(3)]
+    assert answers == [200, 200, 429]
+
+
+@override_settings(ARBITER_THROTTLE_RATES=RATES, ARBITER_SIGNUP_OPEN=False)
+def test_the_pages_sign_up_is_closed_too() -> None:
+    page = Client().post("/signup/", {"username": "page-user", "password": "a-long-pass-phrase"})
+    assert page.status_code == 400 and "Sign-up is closed" in page.content.decode()

@@ -192,6 +192,7 @@ TABLE: dict[tuple[str, str], tuple[str, Any, dict[str, int]]] = {
         None,
         {A: 401, O: 403, W: 200, S: 403},
     ),
+    ("api-root", "get"): ("/api/", None, {A: 200, O: 200, W: 200, S: 200}),
     ("api-schema", "get"): ("/api/schema/", None, {A: 200, O: 200, W: 200, S: 200}),
     ("api-docs", "get"): ("/api/docs/", None, {A: 200, O: 200, W: 200, S: 200}),
     ("api-redoc", "get"): ("/api/docs/redoc/", None, {A: 200, O: 200, W: 200, S: 200}),

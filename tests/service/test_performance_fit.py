@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import html
 import itertools
+import re
 from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -167,3 +170,10 @@ def test_the_los_matrix_covers_every_pair_and_agrees_with_itself(user: Any, make
     # The standings' "LOS over the next row" is the matrix's entry for that pair.
     rows = tournament_standings(tournament=tournament)
     assert rows[0]["los_next"] == round(los[0][1], 4)
+    # The tournament page shows the same matrix in percent.
+    page = Client().get(f"/tournaments/{tournament.id}/").content.decode()
+    shown = re.search(r'<table class="data crosstable" id="los">(.*?)</table>', page, re.S)
+    assert shown is not None
+    cells = re.findall(r'<td class="(?:num|self)">([^<]*)</td>', shown.group(1))
+    expected = [("\u00d7" if value is None else f"{100 * value:.0f}") for row in los for value in row]
+    assert [html.unescape(cell) for cell in cells] == expected

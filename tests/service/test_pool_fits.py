@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -61,6 +62,8 @@ def test_error_bars_come_from_the_pools_fit_and_surround_live_elo(
     client = APIClient()
     before = _board(client)
     assert {row["elo_stderr"] for row in before.values()} == {None}
+    unfitted = client.get(f"/games/gamesup/leaderboard/?pool={POOL}").content.decode()
+    assert unfitted.count('<td class="num margin">\u2013</td>') == 4
 
     assert pool_fits_refresh() == [POOL]
     board = _board(client)
@@ -83,6 +86,12 @@ def test_error_bars_come_from_the_pools_fit_and_surround_live_elo(
         assert 40 < row["elo_stderr"] < 200
     fitted = PoolFit.objects.get(pool=POOL)
     assert (fitted.matches, fitted.players, fitted.games_total) == (36, 4, 72)
+
+    # The page shows half the interval beside each Elo, rounded to whole points.
+    page = client.get(f"/games/gamesup/leaderboard/?pool={POOL}").content.decode()
+    margins = re.findall(r'<td class="num margin">([^<]*)</td>', page)
+    half = sorted(round((row["elo_high"] - row["elo_low"]) / 2) for row in board.values())
+    assert sorted(int(m) for m in margins) == half
 
 
 def test_a_pool_is_refitted_only_when_its_ratings_have_moved(

@@ -11,7 +11,7 @@ from django.http import HttpRequest
 from rest_framework.authtoken.models import TokenProxy
 
 from tournaments.accounts.models import ApiToken
-from tournaments.accounts.services import token_issue
+from tournaments.accounts.services import token_create
 
 # DRF's plain tokens are no longer read; only the hashed ones are managed here.
 with contextlib.suppress(NotRegistered):
@@ -30,6 +30,6 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
     def save_model(self, request: HttpRequest, obj: ApiToken, form: Any, change: bool) -> None:
         """Issue the token through the service and show its key this once."""
-        token, key = token_issue(user=obj.user)
+        token, key = token_create(user=obj.user)
         obj.pk = token.pk
         messages.warning(request, f"The new token's key (shown only now): {key}")

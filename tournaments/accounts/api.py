@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-from django.conf import settings
-from django.contrib.auth import get_user_model
-from django.contrib.auth.password_validation import validate_password
-from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import exceptions, permissions, serializers, status
 from rest_framework.authtoken.serializers import AuthTokenSerializer
@@ -14,12 +10,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tournaments.accounts.models import ApiToken
-from tournaments.accounts.services import token_issue, token_revoke, user_create
+from tournaments.accounts.services import token_create, token_revoke, user_create
 from tournaments.accounts.throttles import credentials_throttle
 from tournaments.api.common import signed_in
 from tournaments.api.schema import error
 from tournaments.api.throttles import client_address
-from tournaments.errors import ForbiddenError
 
 
 class TokenOutputSerializer(serializers.Serializer):
@@ -73,7 +68,7 @@ class TokenApi(APIView):
         _throttle(request)
         data = AuthTokenSerializer(data=request.data, context={"request": request})
         data.is_valid(raise_exception=True)
-        token, key = token_issue(user=data.validated_data["user"])
+        token, key = token_create(user=data.validated_data["user"])
         return Response(TokenOutputSerializer({"token": key, "expires_at": token.expires_at}).data)
 
     @extend_schema(
@@ -116,19 +111,9 @@ class UserCreateApi(APIView):
         },
     )
     def post(self, request: Request) -> Response:
-        if not settings.ARBITER_SIGNUP_OPEN:
-            raise ForbiddenError(
-                "Sign-up is closed on this server; ask its staff for an account.", code="signup_closed"
-            )
         _throttle(request, signup=True)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        # An unsaved user, so the similarity check compares the password with the chosen name.
-        candidate = get_user_model()(username=data.validated_data["username"])
-        try:
-            validate_password(data.validated_data["password"], user=candidate)
-        except DjangoValidationError as exc:
-            raise serializers.ValidationError({"password": exc.messages}) from exc
         user, key = user_create(username=data.validated_data["username"], password=data.validated_data["password"])
         return Response({"id": user.id, "username": user.username, "token": key}, status=status.HTTP_201_CREATED)
 

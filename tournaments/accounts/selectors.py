@@ -1,12 +1,19 @@
-"""Reads of accounts: the user behind an API token key."""
+"""Reads of accounts: a user's API tokens, and the token behind a key."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.db.models import Q
 from django.utils import timezone
 
 from tournaments.accounts.models import ApiToken
 from tournaments.accounts.services import token_digest
+
+
+def token_list(*, user: Any) -> list[ApiToken]:
+    """``user``'s API tokens, newest first (expired ones included, marked by ``expires_at``)."""
+    return list(ApiToken.objects.filter(user=user).order_by("-created_at"))
 
 
 def token_find(*, key: str) -> ApiToken | None:

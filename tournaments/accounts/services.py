@@ -1,21 +1,26 @@
-"""Writes of accounts: sign-up, username claims, API tokens issued and revoked."""
+"""Writes of accounts: sign-up, username claims, API tokens issued and revoked (the API and the pages call these)."""
 
 from __future__ import annotations
 
 import datetime
 import hashlib
+import re
 import secrets
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from tournaments.accounts.models import ApiToken, UsernameClaim
 from tournaments.accounts.usernames import username_normalise, username_skeleton
-from tournaments.errors import ConflictError
+from tournaments.errors import ConflictError, ForbiddenError, ServiceError
+
+USERNAME_RE = re.compile(r"^[\w.@+-]{1,150}$")
 
 
 def token_digest(*, key: str) -> str:
@@ -23,8 +28,11 @@ def token_digest(*, key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-def token_issue(*, user: Any) -> tuple[ApiToken, str]:
-    """A new API token for ``user`` and its key; the key is returned once and never stored."""
+def token_create(*, user: Any) -> tuple[ApiToken, str]:
+    """A new API token for ``user`` and its key; the key is returned once and never stored.
+
+    Earlier tokens keep working until they expire or are revoked.
+    """
     key = secrets.token_hex(20)
     ttl = settings.ARBITER_TOKEN_TTL_DAYS
     expires = timezone.now() + datetime.timedelta(days=ttl) if ttl > 0 else None
@@ -32,12 +40,21 @@ def token_issue(*, user: Any) -> tuple[ApiToken, str]:
     return token, key
 
 
-def token_revoke(*, user: Any, token: ApiToken | None) -> None:
-    """Revoke ``token`` (the one a request used), or every token of ``user`` when there is none."""
+def token_revoke(*, user: Any, token: ApiToken | None = None, key_prefix: str | None = None) -> int:
+    """Revoke ``token`` (the one a request used), or ``user``'s tokens whose key starts with
+    ``key_prefix``, or else all of ``user``'s tokens; how many went."""
+    tokens = ApiToken.objects.filter(user=user)
     if token is not None:
-        ApiToken.objects.filter(pk=token.pk, user=user).delete()
-    else:
-        ApiToken.objects.filter(user=user).delete()
+        tokens = tokens.filter(pk=token.pk)
+    elif key_prefix:
+        # Only the stored prefix is known: a longer start must agree with it.
+        tokens = (
+            tokens.filter(prefix=key_prefix[:8])
+            if len(key_prefix) >= 8
+            else tokens.filter(prefix__startswith=key_prefix)
+        )
+    deleted, _ = tokens.delete()
+    return deleted
 
 
 def username_claim(*, user: AbstractBaseUser) -> bool:
@@ -52,18 +69,30 @@ def username_claim(*, user: AbstractBaseUser) -> bool:
 
 
 def user_create(*, username: str, password: str) -> tuple[Any, str]:
-    """A new account and its first API token; ConflictError when the name, or a lookalike, is taken.
+    """A new account and its first API token's key.
 
-    The caller has checked the password against the validators.
+    ForbiddenError when sign-up is closed; ServiceError for a bad name or a password the
+    validators refuse; ConflictError when the name, or a lookalike of it, is taken.
     """
+    if not settings.ARBITER_SIGNUP_OPEN:
+        raise ForbiddenError("Sign-up is closed on this server; ask its staff for an account.", code="signup_closed")
+    if not USERNAME_RE.match(username):
+        raise ServiceError(
+            "A username is 1-150 letters, digits and @ . + - _.", fields={"username": ["invalid username"]}
+        )
     name = username_normalise(username)
+    try:
+        # An unsaved user, so the similarity check compares the password with the chosen name.
+        validate_password(password, user=get_user_model()(username=name))
+    except ValidationError as exc:
+        raise ServiceError(" ".join(exc.messages), fields={"password": list(exc.messages)}) from exc
     try:
         with transaction.atomic():
             user = get_user_model().objects.create_user(username=name, password=password)
             # The signal that claims names for admin-made users skips conflicts; here one is an error.
             UsernameClaim.objects.filter(user=user).delete()
             UsernameClaim.objects.create(user=user, skeleton=username_skeleton(name))
-            _, key = token_issue(user=user)
+            _, key = token_create(user=user)
     except IntegrityError as exc:
         raise ConflictError(
             "That username, or one that looks like it, is taken.", fields={"username": ["taken"]}

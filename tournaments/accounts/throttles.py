@@ -8,8 +8,10 @@ enforces one budget.
 
 from __future__ import annotations
 
+import contextlib
+
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.urls import reverse
+from django.urls import NoReverseMatch, reverse
 
 from tournaments.accounts.usernames import username_skeleton
 from tournaments.api.errors import error_body
@@ -29,23 +31,35 @@ def credentials_throttle(*, address: str, username: str, signup: bool = False) -
 
 
 class LoginThrottleMiddleware:
-    """The same budget for Django's own login forms (the admin's and the browsable API's)."""
+    """The same budgets for the forms that take credentials outside the API: the pages' log-in
+    and sign-up, the admin's and the browsable API's log-in."""
+
+    LOGINS = ("web-login", "admin:login", "rest_framework:login")
+    SIGNUPS = ("web-signup",)
 
     def __init__(self, get_response):  # type: ignore[no-untyped-def]
         self.get_response = get_response
-        self._paths: frozenset[str] | None = None
+        self._paths: dict[str, bool] | None = None
 
-    def _login_paths(self) -> frozenset[str]:
+    def _guarded(self) -> dict[str, bool]:
+        """Path -> is it a sign-up (else a log-in)."""
         if self._paths is None:
-            self._paths = frozenset({reverse("admin:login"), reverse("rest_framework:login")})
+            paths = {}
+            for names, signup in ((self.LOGINS, False), (self.SIGNUPS, True)):
+                for name in names:
+                    with contextlib.suppress(NoReverseMatch):
+                        paths[reverse(name)] = signup
+            self._paths = paths
         return self._paths
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if request.method == "POST" and request.path in self._login_paths():
+        signup = self._guarded().get(request.path) if request.method == "POST" else None
+        if signup is not None:
             username = str(request.POST.get("username", ""))[:150]
-            wait = credentials_throttle(address=client_address(request), username=username)
+            wait = credentials_throttle(address=client_address(request), username=username, signup=signup)
             if wait is not None:
-                body = error_body("throttled", f"Too many login attempts; try again in {int(wait)} seconds.")
+                what = "sign-ups" if signup else "login attempts"
+                body = error_body("throttled", f"Too many {what}; try again in {int(wait)} seconds.")
                 response = JsonResponse(body, status=429)
                 response["Retry-After"] = str(int(wait))
                 return response

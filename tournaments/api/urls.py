@@ -4,6 +4,7 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from tournaments.accounts import api as accounts
+from tournaments.api.root import ApiRootApi
 from tournaments.bots import api as bots
 from tournaments.competitions.api import challenges, schedules, tournaments, version_tests
 from tournaments.games import api as games
@@ -11,6 +12,7 @@ from tournaments.matches import api as matches
 from tournaments.ratings import api as ratings
 
 urlpatterns = [
+    path("", ApiRootApi.as_view(), name="api-root"),
     path("auth/token/", accounts.TokenApi.as_view(), name="api-token"),
     path("users/", accounts.UserCreateApi.as_view(), name="api-users"),
     path("users/me/", accounts.MeApi.as_view(), name="api-me"),

@@ -40,6 +40,10 @@ class ParticipantInline(ReadOnlyInline):
     )
     fields = readonly_fields
 
+    def get_queryset(self, request: HttpRequest) -> Any:
+        """Each row names its bot and version: fetch them with the rows, not one query per row."""
+        return super().get_queryset(request).select_related("bot_version__bot")
+
 
 class WhenFilter(admin.SimpleListFilter):
     """Upcoming (a draft waiting for its start time) and recurring (created by a schedule) tournaments."""

@@ -1,14 +1,46 @@
 """Routes of the pages (mounted at the site root)."""
 
-from django.urls import path
+from django.contrib.auth import views as auth_views
+from django.urls import path, reverse_lazy
 
-from tournaments.web import views
+from tournaments.web import account_views, bot_views, tournament_views, views
 
 urlpatterns = [
     path("games/", views.games_index, name="web-games"),
     path("games/<str:game_id>/leaderboard/", views.game_leaderboard, name="web-leaderboard"),
+    path("tournaments/new/", tournament_views.tournament_new, name="web-tournament-new"),
+    path("tournaments/new/count/", tournament_views.tournament_count, name="web-tournament-count"),
     path("tournaments/<int:tournament_id>/", views.tournament_page, name="web-tournament"),
     path("tournaments/<int:tournament_id>/live/", views.tournament_live, name="web-tournament-live"),
+    path(
+        "tournaments/<int:tournament_id>/<str:action>/",
+        tournament_views.tournament_action,
+        name="web-tournament-action",
+    ),
+    path("bots/new/", bot_views.bot_new, name="web-bot-new"),
     path("bots/<int:bot_id>/", views.bot_page, name="web-bot"),
+    path("bots/<int:bot_id>/versions/new/", bot_views.bot_version_new, name="web-bot-version-new"),
+    path("bots/<int:bot_id>/settings/", bot_views.bot_settings, name="web-bot-settings"),
+    path("bots/<int:bot_id>/deactivate/", bot_views.bot_deactivate_view, name="web-bot-deactivate"),
     path("matches/<int:match_id>/", views.match_page, name="web-match"),
+    path("matches/<int:match_id>/download/", views.match_download, name="web-match-download"),
+    path("me/bots/", bot_views.my_bots, name="web-my-bots"),
+    path("me/tokens/", account_views.tokens, name="web-tokens"),
+    path("me/tokens/new/", account_views.token_new, name="web-token-new"),
+    path("me/tokens/revoke/", account_views.token_delete, name="web-token-revoke"),
+    path("signup/", account_views.signup, name="web-signup"),
+    path("login/", auth_views.LoginView.as_view(template_name="web/login.html"), name="web-login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="web-logout"),
+    path(
+        "me/password/",
+        auth_views.PasswordChangeView.as_view(
+            template_name="web/password_change.html", success_url=reverse_lazy("web-password-done")
+        ),
+        name="web-password",
+    ),
+    path(
+        "me/password/done/",
+        auth_views.PasswordChangeDoneView.as_view(template_name="web/password_done.html"),
+        name="web-password-done",
+    ),
 ]

@@ -9,25 +9,31 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.safestring import SafeString, mark_safe
+from rest_framework.utils.encoders import JSONEncoder
 
 from engines import UnknownEngineError, get_engine
+from tournaments.bots.models import Bot
 from tournaments.bots.selectors import bot_get, bot_versions
 from tournaments.competitions.models import Tournament
+from tournaments.competitions.selectors.performance import tournament_los_matrix
 from tournaments.competitions.selectors.standings import tournament_progress, tournament_table
 from tournaments.competitions.selectors.tournaments import tournament_get, tournament_list
 from tournaments.competitions.selectors.version_tests import version_test_list
 from tournaments.games.models import Game
 from tournaments.games.selectors import game_default_pool, game_list, game_rating_pools
+from tournaments.matches.api import match_body
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.matches.selectors import match_get, match_list
-from tournaments.ratings.selectors import bot_ratings, leaderboard, rating_history
+from tournaments.ratings.selectors import bot_ratings, leaderboard, rating_error_bar, rating_history
 from tournaments.web.charts import rating_charts
 from tournaments.web.replay import replay_build
 
 RECENT_MATCHES = 20
+# Beyond this many participants the LOS matrix is left to the API: the page would be all numbers.
+LOS_MATRIX_MAX = 24
 RECENT_VERSION_TESTS = 10  # version tests listed on a bot's page
 # Games whose replay has a renderer in static/replay/<game>.js.
 RENDERERS = frozenset({"gamesup", "flagstacks", "pileup", "sequence", "hexstacks"})
@@ -109,6 +115,8 @@ def game_leaderboard(request: HttpRequest, game_id: str) -> HttpResponse:
             "owner": r.bot_version.bot.owner.username,
             "version": r.bot_version.number,
             "elo": r.elo,
+            # Half the 95% interval of the pool's last whole-history fit; None until the pool is fitted.
+            "margin": None if (bar := rating_error_bar(r)) is None else (bar.high - bar.low) / 2,
             "games": r.games,
             "wins": r.wins,
             "draws": r.draws,
@@ -131,6 +139,27 @@ def _cells_html(cells: list[dict[str, Any] | None]) -> SafeString:
         else:
             out.append('<td class="num empty">·</td>')
     return mark_safe("".join(out))  # numbers and fixed markup only
+
+
+def _los_rows(tournament: Tournament, standings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The LOS matrix in standings order, as percentages; empty when too big or not yet fitted."""
+    if not 2 <= len(standings) <= LOS_MATRIX_MAX:
+        return []
+    by_version = {row["bot_version"]: row for row in standings}
+    matrix = tournament_los_matrix(tournament=tournament, order=list(by_version))
+    rows = []
+    for version, values in zip(matrix["players"], matrix["los"], strict=True):
+        cells = []
+        for value in values:
+            if value is None:
+                cells.append('<td class="self">&times;</td>')
+            else:
+                cells.append(f'<td class="num">{100.0 * value:.0f}</td>')
+        row = by_version[version]
+        rows.append(
+            {"place": row["place"], "name": row["bot_name"], "bot": row["bot"], "cells": mark_safe("".join(cells))}
+        )
+    return rows
 
 
 def _tournament_context(tournament: Tournament) -> dict[str, Any]:
@@ -160,6 +189,7 @@ def _tournament_context(tournament: Tournament) -> dict[str, Any]:
         "running": tournament.status == Tournament.Status.RUNNING,
         "standings": standings,
         "cross_rows": cross_rows,
+        "los_rows": _los_rows(tournament, standings),
         "recent": recent,
         "refresh_ms": LIVE_REFRESH_MS,
     }
@@ -196,6 +226,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
             "charts": charts,
             "recent": recent,
             "version_tests": version_tests,
+            "visibility_choices": Bot.Visibility.choices,
         },
     )
 
@@ -236,3 +267,12 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
             "renderer": f"replay/{match.game_id}.js" if match.game_id in RENDERERS else None,
         },
     )
+
+
+def match_download(request: HttpRequest, match_id: int) -> JsonResponse:
+    """The match as the API's detail shows it to this user (move log, result, players), as a file."""
+    match = _or_404(match_get(match_id=match_id))
+    body = match_body(match, user=request.user, detail=True)
+    response = JsonResponse(body, encoder=JSONEncoder, json_dumps_params={"indent": 1})
+    response["Content-Disposition"] = f'attachment; filename="arbiter-match-{match.id}.json"'
+    return response

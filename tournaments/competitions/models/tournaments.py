@@ -85,7 +85,8 @@ class Participant(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.tournament_id}#{self.number}: {self.bot_version_id}"
+        # Ids alone read like "15#0: 14" in the admin; the bot is shown beside it there.
+        return f"participant {self.number + 1} of tournament {self.tournament_id}"
 
 
 class PerformanceFit(models.Model):

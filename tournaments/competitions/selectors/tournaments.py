@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from django.db.models import QuerySet
 
+from engines import get_engine
 from tournaments.competitions.models import Participant, Tournament
+from tournaments.games.config import game_config_check
 
 
 def tournament_list(*, game_id: str | None = None, status: str | None = None) -> QuerySet[Tournament]:
@@ -39,3 +42,20 @@ def tournament_participants(*, tournament: Tournament) -> list[dict[str, Any]]:
         }
         for e in entries
     ]
+
+
+def round_robin_match_count(
+    *,
+    game_id: str,
+    seats: int | None,
+    options: dict[str, Any] | None,
+    participants: int,
+    format: str,
+    games_per_pairing: int,
+) -> int:
+    """How many matches a round robin with these settings plays (ServiceError for settings the game refuses)."""
+    config = game_config_check(engine=get_engine(game_id), seats=seats, options=options)
+    legs = 2 if format == Tournament.Format.DOUBLE else 1
+    # Every group of distinct participants, one per team, plays games_per_pairing games per leg
+    # (plans.round_robin_plan), counted here without listing the groups.
+    return math.comb(participants, len(config.teams)) * games_per_pairing * legs

@@ -64,22 +64,28 @@ def performance_refresh(*, tournament_id: int) -> PerformanceFit:
     return row
 
 
-def performance_request_refit(*, tournament_id: int, now: datetime | None = None) -> bool:
+def performance_request_refit(*, tournament_id: int, pool: str | None = None, now: datetime | None = None) -> bool:
     """Ask for a refit of the tournament's table, debounced; True when a task was sent.
 
-    Call it outside (after) the transaction that recorded the result.
+    Call it outside (after) the transaction that recorded the result.  With
+    the ``pool`` known (a recorded match's), the usual case is one UPDATE: the
+    table row exists from the tournament's first result on.
     """
-    tournament = Tournament.objects.filter(pk=tournament_id).first()
-    if tournament is None:
-        return False
-    row = _row(tournament)
     now = now or timezone.now()
     delay = _debounce()
-    claimed = (
-        PerformanceFit.objects.filter(pk=row.pk)
-        .filter(Q(requested_at__isnull=True) | Q(requested_at__lte=now - delay))
-        .update(requested_at=now)
-    )
+    due = Q(requested_at__isnull=True) | Q(requested_at__lte=now - delay)
+    claimed = 0
+    if pool is not None:
+        rows = PerformanceFit.objects.filter(tournament_id=tournament_id, pool=pool)
+        claimed = rows.filter(due).update(requested_at=now)
+        if not claimed and rows.exists():
+            return False  # a refit asked for moments ago is on its way and will include this result
+    if not claimed:
+        tournament = Tournament.objects.filter(pk=tournament_id).first()
+        if tournament is None:
+            return False
+        row = _row(tournament)
+        claimed = PerformanceFit.objects.filter(pk=row.pk).filter(due).update(requested_at=now)
     if not claimed:
         return False
     _send(tournament_id=tournament_id, countdown=delay.total_seconds())
@@ -89,7 +95,7 @@ def performance_request_refit(*, tournament_id: int, now: datetime | None = None
 def performance_match_recorded(match: Match) -> None:
     """After a tournament match's result is committed: ask (debounced) for a refit of its table."""
     if match.tournament_id is not None:
-        performance_request_refit(tournament_id=match.tournament_id)
+        performance_request_refit(tournament_id=match.tournament_id, pool=match.rating_pool)
 
 
 def _send(*, tournament_id: int, countdown: float) -> None:

@@ -18,7 +18,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
 from engines import Engine, all_engines
-from tournaments.accounts.services import token_issue
+from tournaments.accounts.services import token_create
 from tournaments.bots.models import Bot, BotVersion
 from tournaments.bots.services import bot_create, bot_version_create
 from tournaments.competitions.models import Tournament
@@ -92,7 +92,7 @@ class Command(BaseCommand):
         if created:
             admin.set_password("admin")
             admin.save()
-        _, token_key = token_issue(user=demo)
+        _, token_key = token_create(user=demo)
         packages = {"random": _package_random(), "greedy": _package_greedy()}
         started = 0
         for engine in all_engines():

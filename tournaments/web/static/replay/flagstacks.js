@@ -50,4 +50,8 @@
     });
     return R.svg(M * 2 + N * CELL, y0 + 36, parts);
   };
+
+  R.renderers.flagstacks.legend = function () {
+    return [{seat: 0, colour: OWNER[0], label: "white"}, {seat: 1, colour: OWNER[1], label: "black"}];
+  };
 })();

@@ -48,4 +48,9 @@
       "board turned " + (obs.rotation % 4) + " quarter turn(s)" + (obs.no_return ? " · no return: " + obs.no_return : "")));
     return R.svg(M * 2 + 6 * CELL, y0 + 30, parts);
   };
+
+  // Which colour is which seat, for the viewer's legend.
+  R.renderers.gamesup.legend = function () {
+    return [{seat: 0, colour: COLOURS[0], label: "blue"}, {seat: 1, colour: COLOURS[1], label: "red"}];
+  };
 })();

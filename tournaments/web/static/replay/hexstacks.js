@@ -58,4 +58,8 @@
     });
     return R.svg(width, y0 + 24, parts);
   };
+
+  R.renderers.hexstacks.legend = function () {
+    return [{seat: 0, colour: COLOURS[0], label: "blue"}, {seat: 1, colour: COLOURS[1], label: "red"}];
+  };
 })();

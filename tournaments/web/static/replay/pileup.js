@@ -28,6 +28,10 @@
                                    "font-weight": "bold", fill: INK[top.colour]}, String(top.number)));
           if (pieces.length > 1) {
             g.appendChild(h("text", {x: x + CELL - 3, y: y + 11, "text-anchor": "end", "font-size": 10}, "×" + pieces.length));
+            // The pieces underneath, bottom first, so a stack hides nothing.
+            var below = pieces.slice(0, -1).map(function (p) { return p.colour[0] + p.number; }).join(" ");
+            g.appendChild(h("text", {x: x + CELL / 2, y: y + CELL - 2, "text-anchor": "middle", "font-size": 8,
+                                     "class": "stack-below"}, below));
           }
         }
         parts.push(g);
@@ -44,5 +48,9 @@
         " · hand " + (obs.hands[seat].join(" ") || "–")));
     });
     return R.svg(M * 2 + 8 * CELL, y0 + 18 * obs.colours.length, parts);
+  };
+
+  R.renderers.pileup.legend = function (obs) {
+    return obs.colours.map(function (colour, seat) { return {seat: seat, colour: FILL[colour], label: colour}; });
   };
 })();

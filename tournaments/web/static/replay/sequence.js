@@ -68,4 +68,14 @@
     }
     return R.svg(M * 2 + 10 * CELL, line, parts);
   };
+
+  var TEAM_NAMES = ["blue", "green", "red"];
+  R.renderers.sequence.legend = function (obs) {
+    var out = [];
+    for (var seat = 0; seat < obs.seats; seat++) {
+      var team = obs.seat_team[seat];
+      out.push({seat: seat, colour: TEAM[team], label: TEAM_NAMES[team] + " (team " + team + ")"});
+    }
+    return out;
+  };
 })();

@@ -51,6 +51,8 @@
     var info = document.getElementById("ply-info");
     var list = document.getElementById("move-list");
     var toggles = document.getElementById("hand-toggles");
+    var legend = document.getElementById("seat-legend");
+    var flip = document.getElementById("flip-board");
     var names = {};
     (data.players || []).forEach(function (p) { names[p.seat] = p.name; });
     function seatName(seat) { return seat === null || seat === undefined ? "" : "seat " + seat + (names[seat] ? " (" + names[seat] + ")" : ""); }
@@ -95,15 +97,62 @@
       return obs;
     }
 
+    function context(hands) {
+      return {seats: data.seats, names: names, hands: hands, players: data.players || []};
+    }
+
+    // What every cell holds at ply i, read from the renderer's own data-content.
+    function contents(i) {
+      var out = {};
+      render(observation(i), context({})).querySelectorAll("[data-cell]").forEach(function (e) {
+        out[e.dataset.cell] = e.dataset.content;
+      });
+      return out;
+    }
+
+    // The last move, in every game alike: the cells whose contents the move changed get a frame.
+    function markLastMove(svg) {
+      if (current === 0) return;
+      var before = contents(current - 1);
+      svg.querySelectorAll("[data-cell]").forEach(function (cell) {
+        if (before[cell.dataset.cell] === cell.dataset.content) return;
+        cell.setAttribute("data-last-move", "true");
+        var box = cell.getBBox();
+        svg.appendChild(R.h("rect", {x: box.x + 1.5, y: box.y + 1.5, width: Math.max(box.width - 3, 1),
+                                     height: Math.max(box.height - 3, 1), "class": "last-move-mark",
+                                     "data-mark": cell.dataset.cell}));
+      });
+    }
+
+    // Who plays which colour: each renderer says how it draws the seats.
+    function drawLegend(obs) {
+      if (!legend) return;
+      var rows = render.legend ? render.legend(obs) : [];
+      legend.replaceChildren();
+      rows.forEach(function (row) {
+        var li = document.createElement("li");
+        li.dataset.seat = String(row.seat);
+        var swatch = document.createElement("span");
+        swatch.className = "swatch";
+        swatch.style.background = row.colour;
+        swatch.setAttribute("aria-hidden", "true");
+        li.appendChild(swatch);
+        li.appendChild(document.createTextNode(" " + row.label + ": " + seatName(row.seat)));
+        legend.appendChild(li);
+      });
+    }
+
     function draw() {
       var obs = observation(current);
       var hands = {};
       Object.keys(shown).forEach(function (seat) {
         if (shown[seat]) hands[seat] = data.hands[seat][current];
       });
-      var svg = render(obs, {seats: data.seats, names: names, hands: hands, players: data.players || []});
+      var svg = render(obs, context(hands));
       svg.setAttribute("data-ply", String(current));
+      svg.setAttribute("aria-label", "Board at ply " + current);
       board.replaceChildren(svg);
+      markLastMove(svg);
       slider.value = String(current);
       label.textContent = "ply " + current + " / " + last;
       var p = plies[current];
@@ -120,6 +169,12 @@
         if (on && li.scrollIntoView) li.scrollIntoView({block: "nearest"});
       });
       root.dataset.ply = String(current);
+      if (window.history && window.history.replaceState) window.history.replaceState(null, "", "#ply=" + current);
+    }
+
+    function plyFromHash() {
+      var m = /ply=(\d+)/.exec(window.location.hash);
+      return m ? Number(m[1]) : null;
     }
 
     function go(i) {
@@ -144,6 +199,16 @@
         else if (s === "last") go(last);
       });
     });
+    if (flip) {
+      flip.addEventListener("click", function () {
+        var on = board.classList.toggle("flipped");
+        flip.setAttribute("aria-pressed", on ? "true" : "false");
+      });
+    }
+    window.addEventListener("hashchange", function () {
+      var ply = plyFromHash();
+      if (ply !== null && ply !== current) { stop(); go(ply); }
+    });
     slider.addEventListener("input", function () { stop(); go(Number(slider.value)); });
     document.addEventListener("keydown", function (e) {
       // Keys typed into a text field are the field's; everywhere else they step the replay.
@@ -160,7 +225,9 @@
       else handled = false;
       if (handled) e.preventDefault();
     });
-    go(0);
+    drawLegend(observation(0));
+    var linked = plyFromHash();
+    go(linked === null ? 0 : linked);
   }
 
   R.start = start;
