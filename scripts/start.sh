@@ -19,6 +19,12 @@ if ! command -v bwrap >/dev/null 2>&1; then
     fi
 fi
 
+# Bots in other languages need their runtime in the workers' /usr; say so, do not install it unasked.
+for runtime in gcc:gcc node:nodejs; do
+    command -v "${runtime%%:*}" >/dev/null 2>&1 ||
+        echo "note: ${runtime%%:*} is not installed; for bots in C or JavaScript: sudo apt-get install -y ${runtime#*:}"
+done
+
 mkdir -p var
 echo "==> migrating the database"
 .venv/bin/python manage.py migrate --noinput -v0

@@ -284,6 +284,14 @@ _add("ARBITER_PACKAGE_CACHE_MB", "int", 2048, "Size a worker's package cache is 
 _add("ARBITER_START_HOST", "text", "127.0.0.1", "Address `make start` serves on (0.0.0.0 to be reached from other "
      "machines).", _G)  # fmt: skip
 
+_G = "Bot authors' kit"
+_add("ARBITER_KIT_BUILD_SECONDS", "int", 300, "Real time a bot's `build` command may take in `arbiter check` and "
+     "`arbiter upload` before it is stopped (all its processes).", _G, minimum=1)  # fmt: skip
+_add("ARBITER_KIT_BUILD_MEMORY_MB", "int", 2048, "Address space of each process of a bot's `build` command "
+     "(compilers fail cleanly past it).", _G, minimum=64)  # fmt: skip
+_add("XDG_CONFIG_HOME", "text", "", "Where `arbiter login` keeps the server's address and the token, in "
+     "`arbiter/config.json` (mode 0600) under it; `~/.config` when empty.", _G)  # fmt: skip
+
 _G = "Tests and benchmarks"
 _add("ARBITER_TEST_DATABASE_URL", "text", "", "PostgreSQL for the tests marked 'services' (they fail under CI "
      "without it).", _G)  # fmt: skip

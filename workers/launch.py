@@ -29,6 +29,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+import engines
 from workers import procmask, seccomp
 from workers.cgroups import CgroupSupport, detect
 from workers.cpus import worker_cpus
@@ -37,6 +38,10 @@ from workers.mounts import can_mount
 
 # Harmless parts of /etc that toolchains need (dynamic linker cache, alternatives symlinks).
 _ETC_WHITELIST = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime")
+# The game engines, read-only, so bots may ``import engines`` to look ahead (PYTHONPATH in BOT_ENV).
+# A worker plays with the engines it runs, so the bot sees the rules of the match's engine version.
+ENGINES_DIR = Path(engines.__file__).resolve().parent
+ENGINES_MOUNT = "/arbiter"
 _SEARCH = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
 
 
@@ -145,6 +150,7 @@ def _bwrap_head(limits: SandboxLimits, bwrap: str, masks: list[str]) -> tuple[st
     for path in _ETC_WHITELIST:
         if os.path.exists(path):
             args += ["--ro-bind", path, path]
+    args += ["--ro-bind", str(ENGINES_DIR), f"{ENGINES_MOUNT}/engines"]
     args += ["--proc", "/proc", *masks, "--dev", "/dev", "--remount-ro", "/dev"]
     return tuple(args)
 

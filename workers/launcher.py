@@ -27,7 +27,20 @@ from workers.warm import Launcher
 # The only environment a bot (and bwrap itself) ever sees: nothing of the worker's.
 # /usr/bin comes first so that `python3` is the distribution's (docs/bots.md), even where an image
 # (such as python:3.11-slim) or an administrator put another one in /usr/local/bin.
-BOT_ENV = {"PATH": "/usr/bin:/bin:/usr/local/bin", "LANG": "C.UTF-8", "HOME": "/tmp"}
+BOT_ENV = {
+    "PATH": "/usr/bin:/bin:/usr/local/bin",
+    "LANG": "C.UTF-8",
+    "HOME": "/tmp",
+    "PYTHONPATH": launch.ENGINES_MOUNT,
+}
+
+
+def bot_env(sandboxed: bool) -> dict[str, str]:
+    """A bot's whole environment; unsandboxed (trusted bots only) the engines are found where they are."""
+    env = dict(BOT_ENV)
+    if not sandboxed:
+        env["PYTHONPATH"] = str(launch.ENGINES_DIR.parent)
+    return env
 
 
 @dataclass(frozen=True)
@@ -86,7 +99,7 @@ def spawn(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd="/",
-            env=dict(BOT_ENV),
+            env=bot_env(plan.sandboxed),
             close_fds=True,
             pass_fds=tuple(fd for fd in (seccomp_fd, args_fd) if fd is not None),
             start_new_session=True,

@@ -275,10 +275,24 @@ def _command(entries: list[_Entry]) -> tuple[str, ...]:
             or not all(isinstance(a, str) and a and "\x00" not in a and len(a) <= 1024 for a in command)
         ):
             raise PackageError('bot.json must be an object like {"command": ["python3", "main.py"]}')
+        if "build" in spec:
+            _check_built(spec["build"], command[0], files)
         return tuple(command)
     if "main.py" in files:
         return ("python3", "main.py")
     raise PackageError("no entry point: the package needs bot.json with a command, or main.py at its top")
+
+
+def _check_built(build: object, program: str, files: dict[str, _Entry]) -> None:
+    """A package that names a ``build`` must hold what it built: servers do not build, the kit does."""
+    if not isinstance(build, list) or not build or not all(isinstance(a, str) and a for a in build):
+        raise PackageError('"build" in bot.json must be a command like ["gcc", "-O2", "-o", "bot", "bot.c"]')
+    path = PurePosixPath(program)  # "./bot" is "bot"
+    if "/" in program and not path.is_absolute() and str(path) not in files:
+        raise PackageError(
+            f"bot.json has a build, but its program {program!r} is not in the package: "
+            "build it before packaging (`arbiter upload` does)"
+        )
 
 
 def _entries(data: bytes, filename: str) -> tuple[str, list[_Entry], tuple[str, ...]]:

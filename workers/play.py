@@ -102,9 +102,9 @@ def _fmt_elo(x: float) -> str:
     return f"{x + 0.0:+.0f}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, prog: str = "python -m workers.play") -> int:
     """Run the command line; returns the process exit status."""
-    parser = argparse.ArgumentParser(prog="python -m workers.play", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", required=True, help="game id, e.g. gamesup")
     parser.add_argument("bots", nargs=2, type=Path, metavar="BOT", help=".py file, .zip/.tar.gz package or directory")
     parser.add_argument("--games", type=int, default=1)

@@ -32,6 +32,7 @@ from workers import containers, launch, launcher, slots, warm
 from workers.botgroup import prime_migration, slot_group
 from workers.botprocess import BotProcess
 from workers.launcher import BOT_ENV, BotProgram, copy_bot
+from workers.runtimes import runtimes_report
 
 __all__ = ["BOT_ENV", "BotProgram", "capabilities", "copy_bot", "report_at_start", "sandbox_available", "start_bot"]
 from workers.cgroups import CgroupError, detect
@@ -165,6 +166,7 @@ def capabilities(limits: SandboxLimits) -> dict[str, Any]:
         "cpus": list(plan.cpus) if limits.pin_cpu else None,
         "slots": {"first_uid": limits.first_uid, "count": limits.slots, "lock_dir": str(limits.lock_path())},
         "incidents": dict(slots.incidents),
+        "runtimes": runtimes_report(),
         "gaps": gaps,
     }
 

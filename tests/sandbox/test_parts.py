@@ -103,6 +103,7 @@ def test_capabilities_say_what_is_used_and_what_is_missing(runtime: Path, limits
     assert full["cgroups"]["version"] in (1, 2), full
     assert {"memory", "pids", "cpu"} <= set(full["cgroups"]["controllers"])
     assert full["gaps"] == [] or not full["tmpfs_inode_cap"], full["gaps"]
+    assert full["runtimes"]["python3"] is True  # Debian's, in /usr: what Python bots run
     bare = report_at_start(make_limits(runtime, cgroups="off"))
     assert bare["cgroups"]["version"] is None
     assert any("no control groups" in gap for gap in bare["gaps"]), bare["gaps"]

@@ -49,9 +49,11 @@ from engines import get_engine
 from tournaments.dbclock import db_clock, db_now
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.matches.queue import queue_candidates
+from tournaments.matches.selectors import match_commands
 from tournaments.matches.tasks import matches_wake_task, run_next
 from tournaments.ratings.services import ratings_apply_match
 from workers.match import Clock, MatchRecord
+from workers.runtimes import runtimes_missing
 
 logger = logging.getLogger(__name__)
 
@@ -208,11 +210,21 @@ def match_claim_next(*, worker: str) -> tuple[int, int] | None:
 
     Workers racing for the same match: the losers look again (the winner's
     match is no longer queued), so a message never goes unused while work waits.
+    A match whose bots need a runtime this worker lacks (``workers.runtimes``) is
+    left to another worker.
     """
+    skipped: set[int] = set()
     for _ in range(CLAIM_ROUNDS):
         seen = False
-        for match_id in queue_candidates():
+        for match_id in queue_candidates(skip=skipped):
             seen = True
+            missing = runtimes_missing(match_commands(match_id=match_id))
+            if missing:
+                # Left queued for a worker that has the runtime (played here it would be a crash);
+                # the next round looks past it.
+                logger.info("worker %s leaves match %s: no %s here", worker, match_id, ", ".join(sorted(missing)))
+                skipped.add(match_id)
+                continue
             attempt = match_claim(match_id=match_id, worker=worker)
             if attempt is not None:
                 return match_id, attempt

@@ -20,7 +20,7 @@ number of owners with queued work, not on the number of queued matches.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 from django.db import connection
 from django.db.models import Q
@@ -39,7 +39,7 @@ WITH RECURSIVE owners(owner_id) AS (
 turns AS (
     SELECT
         o.owner_id,
-        (SELECT h.id FROM matches_match h WHERE h.status = 'queued' AND h.owner_id = o.owner_id
+        (SELECT h.id FROM matches_match h WHERE h.status = 'queued' AND h.owner_id = o.owner_id {skip}
          ORDER BY h."index", h.id LIMIT 1) AS head,
         (SELECT max(c.claimed_at) FROM matches_match c WHERE c.owner_id = o.owner_id) AS served
     FROM owners o
@@ -49,25 +49,30 @@ SELECT head FROM turns ORDER BY served IS NOT NULL, served, owner_id LIMIT %s
 """
 
 
-def queue_candidates(*, owners: int = 4) -> Iterator[int]:
+def queue_candidates(*, owners: int = 4, skip: Collection[int] = ()) -> Iterator[int]:
     """Queued match ids in the order a free worker should try to claim them.
 
     Lazy: a worker usually claims the first and never runs the later queries.
     Ids may repeat or be taken by someone else meanwhile; the claim decides.
+    ``skip``: matches this worker cannot play (each owner's next match is then the one after).
     """
+    skipped = sorted(skip)
     jumpers = (
         Match.objects.filter(status=Match.Status.QUEUED)
+        .exclude(id__in=skipped)
         .filter(Q(attempt__gt=0) | Q(priority__gt=0))
         .order_by("-priority", "-attempt", "id")
         .values_list("id", flat=True)[:owners]
     )
     yield from jumpers
     with connection.cursor() as cursor:
-        cursor.execute(_OWNERS_SQL, [owners])
+        skip_sql = f"AND h.id NOT IN ({', '.join(['%s'] * len(skipped))})" if skipped else ""
+        cursor.execute(_OWNERS_SQL.format(skip=skip_sql), [*skipped, owners])
         heads = [head for (head,) in cursor.fetchall() if head is not None]
     yield from heads
     service = (
         Match.objects.filter(status=Match.Status.QUEUED, owner__isnull=True)
+        .exclude(id__in=skipped)
         .order_by("index", "id")
         .values_list("id", flat=True)[:owners]
     )

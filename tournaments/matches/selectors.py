@@ -8,6 +8,11 @@ from tournaments.matches.models import Match, MatchSeat
 from workers.match import BotRef, MatchSpec
 
 
+def match_commands(*, match_id: int) -> list[list[str]]:
+    """The command of each seat's bot version (what a worker must be able to run)."""
+    return [list(c) for c in MatchSeat.objects.filter(match_id=match_id).values_list("bot_version__command", flat=True)]
+
+
 def match_list(
     *,
     tournament_id: int | None = None,

@@ -112,7 +112,8 @@ def _sandbox_probe() -> str:
         raise sandbox.SandboxUnavailableError("bubblewrap unusable; bots would run unsandboxed")
     # What falls back to something weaker here (no control groups, say) is said, not failed on.
     gaps = "; ".join(found["gaps"]) or "none"
-    return f"bubblewrap self-test passed; cgroups: {found['cgroups']}; gaps: {gaps}"
+    runtimes = ", ".join(name for name, here in found["runtimes"].items() if here) or "none"
+    return f"bubblewrap self-test passed; cgroups: {found['cgroups']}; runtimes: {runtimes}; gaps: {gaps}"
 
 
 def health_report() -> tuple[bool, dict[str, Any]]:

@@ -1,0 +1,57 @@
+"""Capabilities: a worker leaves a match whose bots need a runtime it lacks to a worker that has it."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from typing import Any
+
+import pytest
+
+from tournaments.bots.services import bot_create
+from tournaments.competitions.services.tournaments import tournament_create, tournament_start
+from tournaments.matches.life import match_claim_next
+from tournaments.matches.models import Match
+from workers.runtimes import runtime_of, runtimes_missing
+
+pytestmark = pytest.mark.django_db
+
+MISSING = "arbiter-test-no-such-runtime"
+
+
+def _package(command: list[str]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("bot.json", json.dumps({"command": command}))
+        archive.writestr("main.py", "")
+    return buffer.getvalue()
+
+
+def _match_between(user: Any, *bots: Any) -> Match:
+    tournament = tournament_create(
+        owner=user, game_id="gamesup", name="t", bot_ids=[b.id for b in bots], games_per_pairing=1
+    )
+    tournament_start(tournament=tournament, user=user)
+    return Match.objects.get(tournament=tournament)
+
+
+def test_runtime_of_a_command() -> None:
+    assert runtime_of(["python3", "main.py"]) == "python3"
+    assert runtime_of(["./bot"]) is None  # the package's own program
+    assert runtimes_missing([["python3", "x.py"], ["./bot"], [MISSING]]) == {MISSING}
+
+
+def test_worker_without_the_runtime_does_not_claim(user: Any, make_bot: Any) -> None:
+    exotic = bot_create(
+        owner=user, game_id="gamesup", name="exotic", package=_package([MISSING, "main.py"]), filename="e.zip"
+    ).bot
+    left = _match_between(user, exotic, make_bot())
+    assert match_claim_next(worker="w") is None
+    left.refresh_from_db()
+    assert left.status == Match.Status.QUEUED and left.attempt == 0
+    # Work it can do is still claimed, even queued behind the match it cannot.
+    runnable = _match_between(user, make_bot(), make_bot())
+    assert match_claim_next(worker="w") == (runnable.id, 1)
+    left.refresh_from_db()
+    assert left.status == Match.Status.QUEUED

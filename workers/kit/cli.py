@@ -1,0 +1,138 @@
+"""The ``arbiter`` command: write, try, check and upload a bot.
+
+arbiter new gamesup mybot --lang python
+arbiter check mybot
+arbiter play --game gamesup mybot bots/greedy --games 20
+arbiter login --server http://localhost:8000 --username ada
+arbiter upload mybot
+arbiter status
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from workers import play
+from workers.kit import client
+from workers.kit.check import bot_check
+from workers.kit.packing import build_run, manifest_read, package_directory
+from workers.kit.starter import LANGUAGES, starter_name, starter_write
+from workers.match import Clock
+from workers.packages import PackageError, inspect_package
+from workers.sandbox import InfrastructureError
+
+
+def _new(args: argparse.Namespace) -> int:
+    files = starter_write(game=args.game, directory=args.dir, language=args.lang)
+    for path in files:
+        print(f"wrote {path}")
+    print(f"next: add your search where the starter says so, then `arbiter check {args.dir}`")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    clock = Clock(move_ms=args.move_ms)
+    try:
+        report = bot_check(directory=args.dir, game=args.game, games=args.games, clock=clock)
+    except InfrastructureError as exc:
+        print(f"error: the sandbox cannot run on this machine: {exc}", file=sys.stderr)
+        print("hint: install bubblewrap (apt-get install bubblewrap)", file=sys.stderr)
+        return 3
+    return 0 if report.ok else 1
+
+
+def _login(args: argparse.Namespace) -> int:
+    if args.password_stdin:
+        password = sys.stdin.readline().rstrip("\n")
+    else:
+        password = getpass.getpass(f"password for {args.username} at {args.server}: ")
+    token = client.token_get(server=args.server, username=args.username, password=password)
+    path = client.login_save(client.Login(server=args.server, username=args.username, token=token))
+    print(f"logged in as {args.username}; token stored in {path}")
+    return 0
+
+
+def _upload(args: argparse.Namespace) -> int:
+    login = client.login_load()
+    manifest = manifest_read(args.dir)
+    game = args.game or manifest.get("game")
+    name = args.name or manifest.get("name") or starter_name(args.dir)
+    if not game:
+        raise PackageError('which game? give --game, or "game" in bot.json')
+    build_run(args.dir)
+    filename, data = package_directory(args.dir)
+    inspect_package(data, filename)  # refused here with the server's own words, before any upload
+    bot = client.bot_upload(login=login, game=str(game), name=str(name), package=(filename, data), notes=args.notes)
+    print(f"uploaded {bot['name']} ({bot['game']}): bot {bot['id']}, version {bot['current_version']}")
+    print(f"see it at {login.server.rstrip('/')}/bots/{bot['id']}/")
+    return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    login = client.login_load()
+    bots = client.bots_mine(login=login)
+    print(f"{login.username} at {login.server}: {len(bots)} bot(s)")
+    for bot in bots:
+        state = "active" if bot["active"] else "inactive"
+        print(f"{bot['name']} ({bot['game']}, bot {bot['id']}, version {bot['current_version']}, {state})")
+        for rating in bot["ratings"]:
+            print(
+                f"    {rating['pool']}: Elo {rating['elo']:.0f} after {rating['games']} games "
+                f"(+{rating['wins']} ={rating['draws']} -{rating['losses']})"
+            )
+        if not bot["ratings"]:
+            print("    not rated yet")
+    return 0
+
+
+def parser_build() -> argparse.ArgumentParser:
+    """The command line of ``arbiter``."""
+    parser = argparse.ArgumentParser(prog="arbiter", description="Write, try, check and upload Arbiter bots.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    new = sub.add_parser("new", help="write a starter bot into a new folder")
+    new.add_argument("game", help="game id, e.g. gamesup")
+    new.add_argument("dir", type=Path)
+    new.add_argument("--lang", choices=sorted(LANGUAGES), default="python")
+    new.set_defaults(run=_new)
+    sub.add_parser("play", help="play bots against each other locally (see `arbiter play --help`)", add_help=False)
+    check = sub.add_parser("check", help="check a bot as the server will, then play it against the reference bots")
+    check.add_argument("dir", type=Path)
+    check.add_argument("--game", help='game id (default: "game" in bot.json)')
+    check.add_argument("--games", type=int, default=2, help="games against each reference bot (default 2)")
+    check.add_argument("--move-ms", type=int, default=Clock.move_ms)
+    check.set_defaults(run=_check)
+    login = sub.add_parser("login", help="get a token from a server and store it")
+    login.add_argument("--server", required=True, help="e.g. http://localhost:8000")
+    login.add_argument("--username", required=True)
+    login.add_argument("--password-stdin", action="store_true", help="read the password from stdin")
+    login.set_defaults(run=_login)
+    upload = sub.add_parser("upload", help="upload a bot folder: a new bot, or a new version of your bot of that name")
+    upload.add_argument("dir", type=Path)
+    upload.add_argument("--game", help='game id (default: "game" in bot.json)')
+    upload.add_argument("--name", help='bot name (default: "name" in bot.json, else the folder name)')
+    upload.add_argument("--notes", default="", help="notes for a new version")
+    upload.set_defaults(run=_upload)
+    status = sub.add_parser("status", help="your bots on the server, their versions and ratings")
+    status.set_defaults(run=_status)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the process exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["play"]:
+        return play.main(argv[1:], prog="arbiter play")
+    args = parser_build().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except (client.ApiError, PackageError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+"""``arbiter new``: a starter bot in a fresh folder, for one game and one language."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import engines
+
+STARTERS = Path(__file__).resolve().parent / "starters"
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class Language:
+    """How a starter in one language is laid out and run."""
+
+    template: str  # file under starters/
+    source: str  # its name in the bot's folder
+    command: tuple[str, ...]
+    build: tuple[str, ...] = ()
+    runtime: str = ""  # the program a machine needs to run (or build) it
+
+
+LANGUAGES = {
+    "python": Language("main.py", "main.py", ("python3", "main.py"), runtime="python3"),
+    "c": Language(
+        "bot.c", "bot.c", ("./bot",), ("gcc", "-O2", "-std=c11", "-D_GNU_SOURCE", "-o", "bot", "bot.c"), "gcc"
+    ),
+    # Node's JIT reserves more address space than the sandbox lets one process have (512 MiB by
+    # default); without the JIT it runs within it.
+    "javascript": Language("main.js", "main.js", ("node", "--jitless", "main.js"), runtime="node"),
+}
+
+
+def starter_name(directory: Path) -> str:
+    """The bot's name from its folder's name (made valid for the server)."""
+    name = re.sub(r"[^A-Za-z0-9_.-]", "-", Path(directory).resolve().name).strip("-._")[:64]
+    return name if _NAME_RE.match(name) else "my-bot"
+
+
+def starter_write(*, game: str, directory: Path, language: str) -> list[Path]:
+    """Write the starter into ``directory`` (new or empty); the files written.
+
+    ValueError for an unknown game or language, or a folder that already holds files.
+    """
+    try:
+        engines.get_engine(game)
+    except engines.UnknownEngineError as exc:
+        raise ValueError(str(exc)) from None
+    if language not in LANGUAGES:
+        raise ValueError(f"unknown language {language!r}; choose one of {', '.join(LANGUAGES)}")
+    lang = LANGUAGES[language]
+    directory = Path(directory)
+    if directory.exists() and any(directory.iterdir()):
+        raise ValueError(f"{directory} already holds files; give a new folder")
+    directory.mkdir(parents=True, exist_ok=True)
+    name = starter_name(directory)
+    text = (STARTERS / lang.template).read_text(encoding="utf-8")
+    source = directory / lang.source
+    source.write_text(text.replace("__GAME__", game).replace("__NAME__", name), encoding="utf-8")
+    manifest: dict[str, object] = {"command": list(lang.command)}
+    if lang.build:
+        manifest["build"] = list(lang.build)
+    # The server reads only "command" (and "build"); "game" and "name" are the kit's defaults for upload.
+    manifest.update({"game": game, "name": name})
+    (directory / "bot.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    return [source, directory / "bot.json"]
