@@ -35,7 +35,7 @@ worker: venv
 	$(VENV)/bin/celery -A workers.celery_app worker -l info
 
 web: venv
-	$(PY) manage.py runserver 0.0.0.0:8000
+	$(PY) manage.py runserver $${ARBITER_START_HOST:-127.0.0.1}:8000
 
 # Forget the embedded database, queue and package cache.
 clean-var:

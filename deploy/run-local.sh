@@ -16,6 +16,7 @@
 #   ARBITER_WORKERS           Celery worker processes (machines)  2
 #   ARBITER_WORKER_CONCURRENCY  matches at once per worker        2
 #   ARBITER_STOP_TIMEOUT      seconds a warm shutdown may take    60
+#   ARBITER_CACHE_URL         the web processes' shared cache     REDIS_URL
 #   PYTHON                    interpreter with Arbiter installed  .venv/bin/python, else python3
 # Everything else (SECRET_KEY, ALLOWED_HOSTS, ARBITER_*) is passed through to Django.
 set -euo pipefail
@@ -94,6 +95,8 @@ PY
 start() {
     : "${DATABASE_URL:?set DATABASE_URL (postgres://...)}"
     : "${REDIS_URL:?set REDIS_URL (redis://...)}"
+    # Several gunicorn workers: their throttle counts must live in one shared cache.
+    export ARBITER_CACHE_URL="${ARBITER_CACHE_URL:-$REDIS_URL}"
     mkdir -p "$RUN_DIR"
     local name
     for name in $(names); do

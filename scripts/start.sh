@@ -45,15 +45,4 @@ stop_worker() {
 trap stop_worker EXIT
 trap 'exit 130' INT TERM
 
-port="${PORT:-8000}"
-cat <<BANNER
-
-  Arbiter is starting on http://localhost:${port}/
-    Pages:  http://localhost:${port}/games/       (leaderboards, tournaments, replays)
-    API:    http://localhost:${port}/api/         (demo user: demo / demo)
-    Admin:  http://localhost:${port}/admin/       (admin / admin)
-  The demo round robins run now; watch them at http://localhost:${port}/api/tournaments/
-  Ctrl-C stops the server and the worker.
-
-BANNER
-.venv/bin/python manage.py runserver "0.0.0.0:${port}"
+scripts/start-server.sh

@@ -45,6 +45,9 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    # runserver leaves /static/ to WhiteNoise, as gunicorn does (Django's own handler answers
+    # a path such as /static/../x with a 500).
+    "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
@@ -70,6 +73,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # The admin's and the browsable API's login forms share the API's login throttle.
+    "tournaments.accounts.throttles.LoginThrottleMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -94,7 +99,10 @@ TEMPLATES = [
 ]
 
 AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 4}},
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
 # The pages' own sign-in (tournaments/web/urls.py).
@@ -171,7 +179,7 @@ if ENV["ARBITER_BEHIND_PROXY"]:
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "tournaments.accounts.authentication.HashedTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
@@ -184,6 +192,11 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_SCHEMA_CLASS": "tournaments.api.schema.ApiAutoSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_PARSER_CLASSES": [
+        "tournaments.api.parsers.DepthLimitedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
 }
 # drf-spectacular serves Swagger UI and Redoc from the sidecar package: no CDN.
 SPECTACULAR_SETTINGS = {
@@ -209,7 +222,25 @@ SPECTACULAR_SETTINGS = {
 # A CSRF failure under /api/ (session cookie without its token) answers in the error shape too.
 CSRF_FAILURE_VIEW = "tournaments.api.errors.csrf_failure"
 # Per-user rates of the throttled scopes (tournaments.api.throttles).
-ARBITER_THROTTLE_RATES = {"uploads": ENV["ARBITER_RATE_UPLOADS"], "challenges": ENV["ARBITER_RATE_CHALLENGES"]}
+ARBITER_THROTTLE_RATES = {
+    "uploads": ENV["ARBITER_RATE_UPLOADS"],
+    "challenges": ENV["ARBITER_RATE_CHALLENGES"],
+    "login_ip": ENV["ARBITER_RATE_LOGIN_IP"],
+    "login_user": ENV["ARBITER_RATE_LOGIN_USER"],
+    "signup_ip": ENV["ARBITER_RATE_SIGNUP_IP"],
+}
+# Throttle counts live in the cache: with the default local-memory cache each process counts
+# on its own, so a deployment of several web processes points them all at one Redis.
+if ENV["ARBITER_CACHE_URL"]:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": ENV["ARBITER_CACHE_URL"],
+            "KEY_PREFIX": "arbiter",
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 # -- Celery --------------------------------------------------------------------------------
 
@@ -313,3 +344,8 @@ ARBITER_VERSION_TEST_MAX_GAMES: int = ENV["ARBITER_VERSION_TEST_MAX_GAMES"]
 ARBITER_VERSION_TEST_PAIRS_IN_FLIGHT: int = ENV["ARBITER_VERSION_TEST_PAIRS_IN_FLIGHT"]
 # Uploads.
 ARBITER_MAX_PACKAGE_BYTES: int = ENV["ARBITER_MAX_PACKAGE_BYTES"]
+# Accounts and package bounds (docs/deploy.md).
+ARBITER_BEHIND_PROXY: bool = ENV["ARBITER_BEHIND_PROXY"]
+ARBITER_SIGNUP_OPEN: bool = ENV["ARBITER_SIGNUP_OPEN"]
+ARBITER_TOKEN_TTL_DAYS: int = ENV["ARBITER_TOKEN_TTL_DAYS"]
+ARBITER_PACKAGE_CACHE_MB: int = ENV["ARBITER_PACKAGE_CACHE_MB"]

@@ -27,7 +27,8 @@ def _admin_moved(request: HttpRequest, model: str, rest: str) -> HttpResponse:
 
 urlpatterns = [
     path("api/", include("tournaments.api.urls")),
-    re_path(r"^api/(?P<rest>.*)$", _api_not_found),
+    # [\s\S], not ".": a path with an encoded newline is still under /api/ and answers JSON.
+    re_path(r"^api/(?P<rest>[\s\S]*)$", _api_not_found),
     path("api-auth/", include("rest_framework.urls")),
     re_path(r"^admin/tournaments/(?P<model>[a-z]+)/(?P<rest>.*)$", _admin_moved),
     path("admin/", admin.site.urls),

@@ -147,7 +147,8 @@ _add("ARBITER_SSL_REDIRECT", "bool", True, "With ARBITER_HTTPS, redirect plain H
 _add("ARBITER_HSTS_SECONDS", "int", 365 * 24 * 3600, "With ARBITER_HTTPS, the HSTS max-age.", _G, minimum=0)
 _add("ARBITER_HSTS_INCLUDE_SUBDOMAINS", "bool", True, "With ARBITER_HTTPS, HSTS covers subdomains.", _G)
 _add("ARBITER_HSTS_PRELOAD", "bool", True, "With ARBITER_HTTPS, HSTS asks for preloading.", _G)
-_add("ARBITER_BEHIND_PROXY", "bool", False, "Trust X-Forwarded-Proto from the proxy in front.", _G)
+_add("ARBITER_BEHIND_PROXY", "bool", False, "Trust X-Forwarded-Proto, and the last X-Forwarded-For address (for "
+     "throttles), from the proxy in front.", _G)  # fmt: skip
 _add("ARBITER_LOG_FORMAT", "choice", "text", "Log lines as text or as one JSON object per line.", _G,
      choices=("text", "json"))  # fmt: skip
 _add("ARBITER_LOG_LEVEL", "choice", "info", "Log level of Arbiter's loggers and gunicorn.", _G,
@@ -271,6 +272,25 @@ _G = "Uploads and limits"
 _add("ARBITER_MAX_PACKAGE_BYTES", "int", 5 * 1024 * 1024, "Largest bot package accepted, in bytes.", _G, minimum=1)
 _add("ARBITER_RATE_UPLOADS", "rate", "60/hour", "Uploads per user (new bots and versions).", _G)
 _add("ARBITER_RATE_CHALLENGES", "rate", "120/hour", "Challenge requests per user.", _G)
+
+_G = "Accounts, throttles and package bounds"
+_add("ARBITER_CACHE_URL", "text", "", "Redis URL of the cache Django shares between processes (throttle counts, "
+     "leaderboard responses), e.g. redis://host:6379/1; unset: a local-memory cache per process.", _G)  # fmt: skip
+_add("ARBITER_RATE_LOGIN_IP", "rate", "30/hour", "Logins, token requests and sign-ups from one address.", _G)
+_add("ARBITER_RATE_LOGIN_USER", "rate", "10/hour", "Logins and token requests naming one username, from anywhere.",
+     _G)  # fmt: skip
+_add("ARBITER_RATE_SIGNUP_IP", "rate", "10/hour", "Sign-ups from one address.", _G)
+_add("ARBITER_SIGNUP_OPEN", "bool", True, "Anyone may create an account through the API (off: only the admin).", _G)
+_add("ARBITER_TOKEN_TTL_DAYS", "int", 90, "Days an API token works after it is issued (0: until revoked).", _G,
+     minimum=0)  # fmt: skip
+_add("ARBITER_MAX_UNPACKED_BYTES", "int", 50 * 1024 * 1024, "Largest total size of a package's files once "
+     "unpacked, in bytes.", _G, minimum=1)  # fmt: skip
+_add("ARBITER_MAX_COMPRESSION_RATIO", "float", 100.0, "Largest ratio of a whole archive's unpacked size to its size.",
+     _G, minimum=1)  # fmt: skip
+_add("ARBITER_PACKAGE_CACHE_MB", "int", 2048, "Size a worker's package cache is kept under; the least recently used "
+     "packages go first.", _G, minimum=1)  # fmt: skip
+_add("ARBITER_START_HOST", "text", "127.0.0.1", "Address `make start` serves on (0.0.0.0 to be reached from other "
+     "machines).", _G)  # fmt: skip
 
 _G = "Bot authors' kit"
 _add("ARBITER_KIT_BUILD_SECONDS", "int", 300, "Real time a bot's `build` command may take in `arbiter check` and "

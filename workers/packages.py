@@ -28,12 +28,14 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO
 
+from workers import config
+from workers.package_trim import package_cache_trim, package_touch
 from workers.sandbox import BotProgram
 
 MAX_FILES = 1000
-MAX_UNPACKED = 50 * 1024 * 1024
 MAX_PACKAGE = 50 * 1024 * 1024
-# A member may be compressed this well only while small: zip bombs are large and highly compressed.
+# A member, or the whole archive, may be compressed this well only while small: zip bombs are
+# large and highly compressed.  The whole-archive ratio and the unpacked total are settings.
 MAX_RATIO = 100
 RATIO_FREE_BYTES = 1024 * 1024
 MAX_COMMAND_ARGS = 32
@@ -95,12 +97,23 @@ def _clean_path(name: str) -> str:
     return path
 
 
-class _Budget:
-    """Counts files and unpacked bytes against the limits."""
+def _size(n: float) -> str:
+    return f"{n / (1024 * 1024):g} MiB" if n >= 1024 * 1024 else f"{n:g} bytes"
 
-    def __init__(self) -> None:
+
+class _Budget:
+    """Counts files and unpacked bytes against the limits: the unpacked total
+    (ARBITER_MAX_UNPACKED_BYTES) and the whole archive's compression ratio
+    (ARBITER_MAX_COMPRESSION_RATIO), read from the environment at each check."""
+
+    def __init__(self, archive_bytes: int) -> None:
         self.files = 0
         self.bytes = 0
+        self.max_unpacked: int = config.read("ARBITER_MAX_UNPACKED_BYTES")
+        ratio: float = config.read("ARBITER_MAX_COMPRESSION_RATIO")
+        # Small packages may compress as well as they like (a few text files often do).
+        self.max_by_ratio = max(RATIO_FREE_BYTES, ratio * archive_bytes)
+        self.ratio = ratio
 
     def add_file(self) -> None:
         self.files += 1
@@ -109,8 +122,10 @@ class _Budget:
 
     def add_bytes(self, n: int) -> None:
         self.bytes += n
-        if self.bytes > MAX_UNPACKED:
-            raise PackageError(f"the package unpacks to more than {MAX_UNPACKED // (1024 * 1024)} MiB")
+        if self.bytes > self.max_unpacked:
+            raise PackageError(f"the package unpacks to more than {_size(self.max_unpacked)}")
+        if self.bytes > self.max_by_ratio:
+            raise PackageError(f"the archive as a whole is compressed more than {self.ratio:g}:1 (a zip bomb?)")
 
 
 def _read_capped(stream: IO[bytes], budget: _Budget, compressed: int | None, name: str) -> bytes:
@@ -158,7 +173,7 @@ def _zip_entries(data: bytes, budget: _Budget) -> list[_Entry]:
             budget.add_file()
             if info.file_size > RATIO_FREE_BYTES and info.file_size > MAX_RATIO * max(info.compress_size, 1):
                 raise PackageError(f"{name!r} is compressed more than {MAX_RATIO}:1 (a zip bomb?)")
-            if budget.bytes + info.file_size > MAX_UNPACKED:
+            if budget.bytes + info.file_size > min(budget.max_unpacked, budget.max_by_ratio):
                 budget.add_bytes(info.file_size)
             try:
                 with archive.open(info) as stream:
@@ -189,7 +204,7 @@ class _CappedStream(io.RawIOBase):
 
 def _tar_entries(data: bytes, budget: _Budget) -> list[_Entry]:
     # Headers and padding add 1 KiB a member at most; a ratio cap bounds the rest.
-    cap = min(MAX_UNPACKED + 2 * MAX_FILES * 1024 + 1024 * 1024, max(RATIO_FREE_BYTES, MAX_RATIO * len(data)))
+    cap = min(budget.max_unpacked + 2 * MAX_FILES * 1024 + 1024 * 1024, max(RATIO_FREE_BYTES, MAX_RATIO * len(data)))
     stream = _CappedStream(gzip.GzipFile(fileobj=io.BytesIO(data)), cap)
     entries = []
     members = 0
@@ -213,7 +228,7 @@ def _tar_entries(data: bytes, budget: _Budget) -> list[_Entry]:
                 if not member.isreg():
                     raise PackageError(f"{name!r} is not a regular file or folder")
                 budget.add_file()
-                if budget.bytes + member.size > MAX_UNPACKED:
+                if budget.bytes + member.size > min(budget.max_unpacked, budget.max_by_ratio):
                     budget.add_bytes(member.size)
                 fileobj = archive.extractfile(member)
                 content = _read_capped(fileobj, budget, None, name) if fileobj else b""
@@ -286,7 +301,7 @@ def _entries(data: bytes, filename: str) -> tuple[str, list[_Entry], tuple[str, 
         raise PackageError("the package is empty")
     if len(data) > MAX_PACKAGE:
         raise PackageError(f"the package is larger than {MAX_PACKAGE // (1024 * 1024)} MiB")
-    budget = _Budget()
+    budget = _Budget(len(data))
     if kind == "python":
         base = PurePosixPath(filename.replace("\\", "/")).name
         name = base if _SAFE_PY_NAME.match(base) else "main.py"
@@ -387,8 +402,10 @@ class PackageCache:
     unpacking the same package at once both end up with the one copy.
     """
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, max_bytes: int | None = None) -> None:
+        """``max_bytes``: the size the cache is trimmed back under after each unpack (None: unbounded)."""
         self.root = Path(root)
+        self.max_bytes = max_bytes
 
     def program(self, *, checksum: str, command: Sequence[str], fetch: Callable[[], tuple[bytes, str]]) -> BotProgram:
         """The unpacked bot for ``checksum``; ``fetch`` gives (package bytes, filename) on a miss.
@@ -398,13 +415,17 @@ class PackageCache:
         """
         dest = self.root / checksum
         if dest.is_dir() and command:
+            package_touch(dest)
             return BotProgram(directory=dest, command=tuple(command))
         data, filename = fetch()
         if hashlib.sha256(data).hexdigest() != checksum:
             raise PackageUnavailableError(f"package {filename!r} does not match its checksum")
         self.root.mkdir(parents=True, exist_ok=True)
         try:
-            return unpack_package(data, filename, dest)
+            program = unpack_package(data, filename, dest)
+            if self.max_bytes is not None:
+                package_cache_trim(root=self.root, max_bytes=self.max_bytes)
+            return program
         except PackageError as exc:
             raise PackageUnavailableError(f"package {filename!r} is invalid: {exc}") from exc
         except FileExistsError:

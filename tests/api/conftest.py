@@ -17,7 +17,7 @@ from tests.service.conftest import _games, make_bot, other, play, staff, user  #
 SETUP = """
 import json
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
+from tournaments.accounts.services import token_create
 from tournaments.games.services import game_sync
 from tournaments.bots.services import bot_create
 game_sync()
@@ -27,7 +27,7 @@ rival = users.create_user(username="rival", password="rival-pw")
 random_bot = open("bots/random_bot.py", "rb").read()
 mine = bot_create(owner=user, game_id="gamesup", name="mine", package=random_bot, filename="random_bot.py").bot
 theirs = bot_create(owner=rival, game_id="gamesup", name="theirs", package=random_bot, filename="random_bot.py").bot
-print(json.dumps({"token": Token.objects.create(user=user).key, "bot": mine.id, "rival_bot": theirs.id}))
+print(json.dumps({"token": token_create(user=user)[1], "bot": mine.id, "rival_bot": theirs.id}))
 """
 
 
@@ -57,6 +57,9 @@ def live_api(live_processes_session: LiveFactory) -> Iterator[LiveServer]:
             "ARBITER_RATE_UPLOADS": "100000/hour",
             "ARBITER_RATE_CHALLENGES": "100000/hour",
             "ARBITER_CHALLENGES_PER_DAY": "100000",
+            "ARBITER_RATE_LOGIN_IP": "100000/hour",
+            "ARBITER_RATE_LOGIN_USER": "100000/hour",
+            "ARBITER_RATE_SIGNUP_IP": "100000/hour",
             "ARBITER_LOG_LEVEL": "WARNING",
             # The development settings, as a developer runs the server: no secret key, DEBUG and hosts defaulted.
             "SECRET_KEY": None,

@@ -141,7 +141,8 @@ def test_a_challenge_game_is_played_by_the_worker_task(user: Any, other: Any, ma
 
 def test_admin_shows_challenges_retirements_and_tokens(user: Any, other: Any, make_bot: Any) -> None:
     from django.test import Client
-    from rest_framework.authtoken.models import Token
+
+    from tournaments.accounts.models import ApiToken
 
     mine = make_bot(name="mine")
     theirs = make_bot(owner=other, name="theirs")
@@ -155,8 +156,10 @@ def test_admin_shows_challenges_retirements_and_tokens(user: Any, other: Any, ma
     assert browser.get("/admin/competitions/challenge/").status_code == 200
     assert b"mine v1" in browser.get("/admin/bots/botversionretirement/").content
     # Staff create a user's token in the admin (and delete it there to revoke it).
-    added = browser.post("/admin/authtoken/tokenproxy/add/", {"user": other.id})
-    assert added.status_code == 302 and Token.objects.filter(user=other).exists()
+    added = browser.post("/admin/accounts/apitoken/add/", {"user": other.id}, follow=True)
+    assert added.status_code == 200 and ApiToken.objects.filter(user=other).exists()
+    key = next(str(m) for m in added.context["messages"]).rsplit(" ", 1)[1]
+    assert client_for().get("/api/users/me/", HTTP_AUTHORIZATION=f"Token {key}").json()["id"] == other.id
 
 
 def test_team_game_sides(user: Any, other: Any, make_bot: Any) -> None:

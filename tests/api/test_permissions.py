@@ -107,7 +107,7 @@ TABLE: dict[tuple[str, str], tuple[str, Any, dict[str, int]]] = {
     ("api-token", "delete"): ("/api/auth/token/", None, {A: 401, O: 204, W: 204, S: 204}),
     ("api-users", "post"): (
         "/api/users/",
-        lambda w: {"username": "newcomer", "password": "newcomer-pw"},
+        lambda w: {"username": "newcomer", "password": "a-fresh-pass-phrase"},
         {A: 201, O: 201, W: 201, S: 201},
     ),
     ("api-me", "get"): ("/api/users/me/", None, {A: 401, O: 200, W: 200, S: 200}),

@@ -149,6 +149,12 @@ def png_named_zip() -> tuple[bytes, str]:
     return b"\x89PNG\r\n\x1a\n" + b"\0" * 64, "bot.zip"
 
 
+def zip_many_small_bombs() -> tuple[bytes, str]:
+    # 49 members of 1 MiB zeros: each passes the per-member rule, the whole is ~1000:1.
+    members = [(f"{MARKER}-{i}.bin", b"\0" * (1024 * 1024)) for i in range(49)]
+    return _zip([("main.py", MAIN), *members]), "many.zip"
+
+
 def binary_named_py() -> tuple[bytes, str]:
     return b"\xff\xfe\x00\x01 not text", "bot.py"
 
@@ -163,7 +169,7 @@ CASES: dict[str, Callable[[], tuple[bytes, str]]] = {
         zip_bomb_big, zip_bomb_ratio, tar_bomb, zip_traversal, zip_absolute, tar_traversal, zip_symlink,
         tar_symlink, tar_hardlink, tar_device, zip_many_files, tar_many_files, zip_non_utf8_name,
         tar_non_utf8_name, empty_file, empty_zip, zip_of_folders_only, empty_tar, png_named_png, png_named_zip,
-        binary_named_py, zip_named_tar,
+        binary_named_py, zip_named_tar, zip_many_small_bombs,
     )
 }  # fmt: skip
 
@@ -237,3 +243,16 @@ def test_a_good_upload_is_stored(user: Any, clean_dirs: Any) -> None:
     )
     assert response.status_code == 201, response.content
     assert BotVersion.objects.count() == 1
+
+
+@pytest.mark.parametrize("size", [1500, 3 * 1024 * 1024])
+def test_an_oversized_upload_is_refused_while_read(size: int, user: Any, clean_dirs: Any) -> None:
+    """Over the package limit: refused from the declared length (3 MiB), or by counting the file's
+    bytes as they arrive (1500 bytes, within the form's allowance); nothing spilled to disk."""
+    with override_settings(ARBITER_MAX_PACKAGE_BYTES=1000):
+        package = SimpleUploadedFile(f"{MARKER}.py", b"#" * size)
+        response = client_for(user).post("/api/bots/", {"game": "gamesup", "name": "b", "package": package})
+    error = assert_error(response, 400, "package_too_large")
+    assert error["fields"] == {"package": ["larger than 1000 bytes"]}
+    assert not Bot.objects.exists()
+    clean_dirs()

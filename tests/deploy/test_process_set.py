@@ -126,8 +126,9 @@ def test_process_set_plays_a_round_robin(process_set: RunLocal) -> None:
     ]
     assert len(svc.pgids()) == 5  # web, two workers, the beat-queue worker, beat
 
-    api.token = api.post_json("/api/users/", {"username": "dora", "password": "dora-pw-1"})["token"]
-    assert api.post_json("/api/auth/token/", {"username": "dora", "password": "dora-pw-1"})["token"] == api.token
+    api.token = api.post_json("/api/users/", {"username": "dora", "password": "dora-pass-phrase"})["token"]
+    second = api.post_json("/api/auth/token/", {"username": "dora", "password": "dora-pass-phrase"})["token"]
+    assert second != api.token  # every request issues a token of its own (only hashes are kept)
     random = api.upload_bot("gamesup", "random", "random_bot.py", random_bot())
     greedy = api.upload_bot("gamesup", "greedy", "greedy.zip", greedy_zip())
     tournament = api.post_json(

@@ -204,8 +204,17 @@ class ProcessSet:
         self.procs[name] = proc
         return proc
 
-    def web(self, server: str = "runserver", *, name: str = "web", processes: int = 2, threads: int = 1) -> Proc:
-        """The web server on a free port: ``runserver`` (one process) or ``gunicorn`` (processes x threads)."""
+    def web(
+        self,
+        server: str = "runserver",
+        *,
+        name: str = "web",
+        processes: int = 2,
+        threads: int = 1,
+        env: Mapping[str, str] | None = None,
+    ) -> Proc:
+        """The web server on a free port: ``runserver`` (one process) or ``gunicorn`` (processes x threads);
+        ``env`` is added to the set's environment."""
         port = free_port()
         if server == "gunicorn":
             argv = [PYTHON, "-m", "gunicorn", "tournaments.wsgi:application", "-b", f"127.0.0.1:{port}",
@@ -214,7 +223,7 @@ class ProcessSet:
         else:
             assert server == "runserver", server
             argv = [PYTHON, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"]
-        return self.spawn(name, argv, kind="web", port=port)
+        return self.spawn(name, argv, kind="web", port=port, env={**self.env(), **(env or {})})
 
     def worker(
         self,

@@ -17,9 +17,10 @@ from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client, override_settings
-from rest_framework.authtoken.models import Token
 
 from tests.pages.support import RANDOM_BOT, make_bot
+from tournaments.accounts.models import ApiToken
+from tournaments.accounts.services import token_create
 from tournaments.bots.models import Bot
 from tournaments.competitions.models import Tournament
 from tournaments.matches.models import Match
@@ -36,24 +37,24 @@ def _signed_in(user: Any) -> Client:
 def test_sign_up_log_out_log_in_and_change_password(games: None) -> None:
     client = Client()
     assert client.get("/signup/").status_code == 200
-    response = client.post("/signup/", {"username": "newbie", "password": "newbie-pw"})
+    response = client.post("/signup/", {"username": "newbie", "password": "fresh-pass-phrase"})
     assert response.status_code == 302 and response["Location"] == "/me/bots/"
     user = get_user_model().objects.get(username="newbie")
-    assert Token.objects.filter(user=user).exists()  # the same sign-up as the API: with a token
+    assert ApiToken.objects.filter(user=user).exists()  # the same sign-up as the API: with a token
     assert "newbie" in client.get("/me/bots/").content.decode()
 
-    taken = Client().post("/signup/", {"username": "newbie", "password": "other-pw"})
-    assert taken.status_code == 400 and "That username is taken." in taken.content.decode()
+    taken = Client().post("/signup/", {"username": "NewBie", "password": "other-pass-phrase"})
+    assert taken.status_code == 400 and "That username, or one that looks like it, is taken." in taken.content.decode()
     short = Client().post("/signup/", {"username": "shorty", "password": "abc"})
     assert short.status_code == 400 and "too short" in short.content.decode()
 
     assert client.post("/logout/").status_code == 302
     assert client.get("/me/bots/")["Location"].startswith("/login/")
     assert client.post("/login/", {"username": "newbie", "password": "wrong"}).status_code == 200
-    assert client.post("/login/", {"username": "newbie", "password": "newbie-pw"})["Location"] == "/me/bots/"
+    assert client.post("/login/", {"username": "newbie", "password": "fresh-pass-phrase"})["Location"] == "/me/bots/"
     changed = client.post(
         "/me/password/",
-        {"old_password": "newbie-pw", "new_password1": "brand-new-pw", "new_password2": "brand-new-pw"},
+        {"old_password": "fresh-pass-phrase", "new_password1": "brand-new-pw", "new_password2": "brand-new-pw"},
     )
     assert changed["Location"] == "/me/password/done/"
     assert get_user_model().objects.get(username="newbie").check_password("brand-new-pw")
@@ -63,7 +64,7 @@ def test_tokens_are_made_shown_once_listed_and_revoked(alice: Any) -> None:
     client = _signed_in(alice)
     assert "No token." in client.get("/me/tokens/").content.decode()
     assert client.post("/me/tokens/new/")["Location"] == "/me/tokens/"
-    key = Token.objects.get(user=alice).key
+    key = client.session["web_new_token"]
     page = client.get("/me/tokens/").content.decode()
     assert key in page  # shown right after it is made
     again = client.get("/me/tokens/").content.decode()
@@ -71,12 +72,12 @@ def test_tokens_are_made_shown_once_listed_and_revoked(alice: Any) -> None:
     api = Client(HTTP_AUTHORIZATION=f"Token {key}")
     assert api.get("/api/users/me/").status_code == 200
     client.post("/me/tokens/revoke/", {"key_start": key[:8]})
-    assert not Token.objects.filter(user=alice).exists()
+    assert not ApiToken.objects.filter(user=alice).exists()
     assert api.get("/api/users/me/").status_code == 401
     # Another user's token cannot be revoked by its prefix.
-    theirs = Token.objects.create(user=get_user_model().objects.create_user(username="zed", password="zed-pw"))
-    client.post("/me/tokens/revoke/", {"key_start": theirs.key[:8]})
-    assert Token.objects.filter(pk=theirs.pk).exists()
+    theirs, their_key = token_create(user=get_user_model().objects.create_user(username="zed", password="zed-pw"))
+    client.post("/me/tokens/revoke/", {"key_start": their_key[:8]})
+    assert ApiToken.objects.filter(pk=theirs.pk).exists()
     # Writes need the CSRF token in a real browser session.
     strict = Client(enforce_csrf_checks=True)
     strict.force_login(alice)
@@ -100,7 +101,7 @@ def test_upload_bot_and_versions_with_the_api_checks(games: None, alice: Any, bo
     assert "Uploaded rnd v1" in client.get(response["Location"]).content.decode()
 
     # The API's refusals, with its messages.
-    api = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=alice).key}")
+    api = Client(HTTP_AUTHORIZATION=f"Token {token_create(user=alice)[1]}")
     for name, data in [("empty.py", b""), ("bad.zip", b"not a zip"), ("x.zip", _zip({"readme.txt": b"hi"}))]:
         page = client.post("/bots/new/", {**form, "name": "other", "package": SimpleUploadedFile(name, data)})
         api_error = api.post("/api/bots/", {**form, "name": "other", "package": SimpleUploadedFile(name, data)})
@@ -198,7 +199,7 @@ def test_favicon_and_a_branded_admin(client: Client, games: None) -> None:
 def test_uploads_share_the_api_budget(games: None, alice: Any) -> None:
     cache.clear()
     client = _signed_in(alice)
-    api = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=alice).key}")
+    api = Client(HTTP_AUTHORIZATION=f"Token {token_create(user=alice)[1]}")
     with override_settings(ARBITER_THROTTLE_RATES={"uploads": "1/hour", "challenges": "1/hour"}):
         form = {"game": "gamesup", "visibility": "public"}
         first = api.post("/api/bots/", {**form, "name": "a", "package": SimpleUploadedFile("r.py", RANDOM_BOT)})

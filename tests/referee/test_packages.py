@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import stat
 import tarfile
 import zipfile
@@ -133,11 +134,23 @@ def test_too_many_files() -> None:
         inspect_package(data, "x.zip")
 
 
-def test_too_large_unpacked() -> None:
-    blob = b"\0" * (1024 * 1024)  # compresses well, yet small enough per file to pass the ratio rule
-    data = make_zip({"main.py": MAIN, **{f"f{i}.bin": blob for i in range(51)}})
-    with pytest.raises(PackageError, match="more than 50 MiB"):
+def test_too_large_unpacked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARBITER_MAX_UNPACKED_BYTES", str(2 * 1024 * 1024))
+    blob = os.urandom(1024 * 1024)  # does not compress: only the unpacked total can refuse it
+    data = make_zip({"main.py": MAIN, **{f"f{i}.bin": blob for i in range(3)}})
+    with pytest.raises(PackageError, match="more than 2 MiB"):
         inspect_package(data, "x.zip")
+    monkeypatch.setenv("ARBITER_MAX_UNPACKED_BYTES", str(4 * 1024 * 1024))
+    assert inspect_package(data, "x.zip").files == 4
+
+
+def test_a_whole_archive_compressed_too_well_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    blob = b"\0" * (1024 * 1024)  # compresses well, yet small enough per file to pass the per-file rule
+    data = make_zip({"main.py": MAIN, **{f"f{i}.bin": blob for i in range(40)}})
+    with pytest.raises(PackageError, match="as a whole is compressed more than 100:1"):
+        inspect_package(data, "x.zip")
+    monkeypatch.setenv("ARBITER_MAX_COMPRESSION_RATIO", "2000")
+    assert inspect_package(data, "x.zip").files == 41
 
 
 @pytest.mark.parametrize(

@@ -51,16 +51,17 @@ def _assert_error(response: Any, status: int, code: str | None = None) -> dict:
 
 def test_signup_token_and_me() -> None:
     client = APIClient()
-    response = client.post("/api/users/", {"username": "carol", "password": "carol-pw"}, format="json")
+    response = client.post("/api/users/", {"username": "carol", "password": "carol-pass-phrase"}, format="json")
     assert response.status_code == 201
-    _assert_error(client.post("/api/users/", {"username": "carol", "password": "x-pw-2"}, format="json"), 409)
-    token = client.post("/api/auth/token/", {"username": "carol", "password": "carol-pw"}, format="json").json()[
-        "token"
-    ]
-    assert token == response.json()["token"]
+    taken = {"username": "carol", "password": "another-pass-phrase"}
+    _assert_error(client.post("/api/users/", taken, format="json"), 409)
+    login = {"username": "carol", "password": "carol-pass-phrase"}
+    token = client.post("/api/auth/token/", login, format="json").json()["token"]
+    assert token != response.json()["token"]  # a new token; the first keeps working
     _assert_error(client.post("/api/auth/token/", {"username": "carol", "password": "nope"}, format="json"), 400)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
-    assert client.get("/api/users/me/").json()["username"] == "carol"
+    for key in (token, response.json()["token"]):
+        client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+        assert client.get("/api/users/me/").json()["username"] == "carol"
 
 
 def test_games_are_listed_with_details() -> None:

@@ -46,9 +46,9 @@ def _elo_by_hand(matches: list[dict[str, Any]]) -> dict[int, tuple[float, int]]:
 
 
 def test_round_robin_end_to_end(service: Api) -> None:
-    signup = service.post_json("/api/users/", {"username": "erin", "password": "erin-pw-1"})
-    token = service.post_json("/api/auth/token/", {"username": "erin", "password": "erin-pw-1"})["token"]
-    assert token == signup["token"]
+    signup = service.post_json("/api/users/", {"username": "erin", "password": "erin-pass-phrase"})
+    token = service.post_json("/api/auth/token/", {"username": "erin", "password": "erin-pass-phrase"})["token"]
+    assert token != signup["token"]  # each request issues a token of its own
     service.token = token
 
     random = service.upload_bot(GAME, "random", "random_bot.py", random_bot())
@@ -133,7 +133,7 @@ def _elo_by_hand_teams(matches: list[dict[str, Any]]) -> dict[int, tuple[float, 
 
 def test_team_round_robins_end_to_end(service: Api) -> None:
     """Sequence for three players, and two teams of two where each bot fills both seats of its team."""
-    service.token = service.post_json("/api/users/", {"username": "fay", "password": "fay-pw-12"})["token"]
+    service.token = service.post_json("/api/users/", {"username": "fay", "password": "fay-pass-phrase"})["token"]
     bots = [
         service.upload_bot("sequence", "random", "random_bot.py", random_bot()),
         service.upload_bot("sequence", "greedy", "greedy.zip", greedy_zip()),

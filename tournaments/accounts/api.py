@@ -1,22 +1,25 @@
-"""Sign-up, tokens (obtain and revoke) and the current user."""
+"""Sign-up, tokens (issue and revoke) and the current user."""
 
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiExample, extend_schema
-from rest_framework import permissions, serializers, status
-from rest_framework.authtoken.models import Token
+from rest_framework import exceptions, permissions, serializers, status
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tournaments.accounts.services import token_revoke, user_create
+from tournaments.accounts.models import ApiToken
+from tournaments.accounts.services import token_create, token_revoke, user_create
+from tournaments.accounts.throttles import credentials_throttle
 from tournaments.api.common import signed_in
 from tournaments.api.schema import error
+from tournaments.api.throttles import client_address
 
 
 class TokenOutputSerializer(serializers.Serializer):
     token = serializers.CharField(help_text="Send it as `Authorization: Token <token>`.")
+    expires_at = serializers.DateTimeField(allow_null=True, help_text="When it stops working (null: never).")
 
 
 class TokenInputSerializer(serializers.Serializer):
@@ -30,8 +33,16 @@ class UserOutputSerializer(serializers.Serializer):
     is_staff = serializers.BooleanField()
 
 
+def _throttle(request: Request, *, signup: bool = False) -> None:
+    """Count a credentials request against the address's and the username's budgets (429 when over)."""
+    username = request.data.get("username", "") if hasattr(request.data, "get") else ""
+    wait = credentials_throttle(address=client_address(request), username=str(username)[:150], signup=signup)
+    if wait is not None:
+        raise exceptions.Throttled(wait)
+
+
 class TokenApi(APIView):
-    """POST username and password to get your token; DELETE revokes it."""
+    """POST username and password to get a new token; DELETE revokes the one you use."""
 
     def get_permissions(self) -> list[permissions.BasePermission]:
         if self.request.method == "DELETE":
@@ -39,26 +50,36 @@ class TokenApi(APIView):
         return [permissions.AllowAny()]
 
     @extend_schema(
-        summary="Get your API token",
-        description="Returns your token, creating one if you have none (after a revoke, a new key).",
+        summary="Get an API token",
+        description=(
+            "Issues a new token (each call makes another; the server keeps only a hash, so a lost key "
+            "cannot be shown again). Tokens expire after ARBITER_TOKEN_TTL_DAYS days. Login attempts are "
+            "throttled per address and per username (429)."
+        ),
         request=TokenInputSerializer,
-        responses={200: TokenOutputSerializer, 400: error("Wrong username or password.")},
+        responses={
+            200: TokenOutputSerializer,
+            400: error("Wrong username or password."),
+            429: error("Too many tries."),
+        },
         examples=[OpenApiExample("credentials", value={"username": "ada", "password": "a-long-password"})],
     )
     def post(self, request: Request) -> Response:
+        _throttle(request)
         data = AuthTokenSerializer(data=request.data, context={"request": request})
         data.is_valid(raise_exception=True)
-        token, _ = Token.objects.get_or_create(user=data.validated_data["user"])
-        return Response({"token": token.key})
+        token, key = token_create(user=data.validated_data["user"])
+        return Response(TokenOutputSerializer({"token": key, "expires_at": token.expires_at}).data)
 
     @extend_schema(
         summary="Revoke your API token",
-        description="Deletes the token used (or your token, with session auth); it stops working at once.",
+        description="Deletes the token used (every token of yours, with session auth); it stops working at once.",
         request=None,
         responses={204: None},
     )
     def delete(self, request: Request) -> Response:
-        token_revoke(user=signed_in(request))
+        token = request.auth if isinstance(request.auth, ApiToken) else None
+        token_revoke(user=signed_in(request), token=token)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -67,7 +88,7 @@ class UserCreateApi(APIView):
 
     class InputSerializer(serializers.Serializer):
         username = serializers.RegexField(r"^[\w.@+-]{1,150}$", max_length=150)
-        password = serializers.CharField(min_length=4, max_length=128, write_only=True)
+        password = serializers.CharField(max_length=128, write_only=True)
 
     class OutputSerializer(serializers.Serializer):
         id = serializers.IntegerField()
@@ -76,14 +97,25 @@ class UserCreateApi(APIView):
 
     @extend_schema(
         summary="Sign up",
+        description=(
+            "Passwords go through the server's password checks (length, common passwords, not all digits, "
+            "not like the username). A username that differs from a taken one only in case, width or "
+            "lookalike letters counts as taken. Sign-ups are throttled per address (429)."
+        ),
         request=InputSerializer,
-        responses={201: OutputSerializer, 409: error("The username is taken.")},
+        responses={
+            201: OutputSerializer,
+            403: error("Sign-up is closed on this server."),
+            409: error("The username (or a lookalike) is taken."),
+            429: error("Too many sign-ups."),
+        },
     )
     def post(self, request: Request) -> Response:
+        _throttle(request, signup=True)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        user, token = user_create(username=data.validated_data["username"], password=data.validated_data["password"])
-        return Response({"id": user.id, "username": user.username, "token": token.key}, status=status.HTTP_201_CREATED)
+        user, key = user_create(username=data.validated_data["username"], password=data.validated_data["password"])
+        return Response({"id": user.id, "username": user.username, "token": key}, status=status.HTTP_201_CREATED)
 
 
 class MeApi(APIView):

@@ -1,12 +1,22 @@
-"""Reads of accounts: a user's API tokens."""
+"""Reads of accounts: a user's API tokens, and the token behind a key."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from rest_framework.authtoken.models import Token
+from django.db.models import Q
+from django.utils import timezone
+
+from tournaments.accounts.models import ApiToken
+from tournaments.accounts.services import token_digest
 
 
-def token_list(*, user: Any) -> list[Token]:
-    """``user``'s API tokens, newest first."""
-    return list(Token.objects.filter(user=user).order_by("-created"))
+def token_list(*, user: Any) -> list[ApiToken]:
+    """``user``'s API tokens, newest first (expired ones included, marked by ``expires_at``)."""
+    return list(ApiToken.objects.filter(user=user).order_by("-created_at"))
+
+
+def token_find(*, key: str) -> ApiToken | None:
+    """The live (unexpired) token whose key is ``key``, with its user; None when there is none."""
+    live = Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now())
+    return ApiToken.objects.select_related("user").filter(live, digest=token_digest(key=key)).first()

@@ -36,16 +36,39 @@ def _first_message(detail: Any) -> str:
     return str(detail)
 
 
-def _fields(detail: Any) -> dict[str, Any]:
+def error_fields(detail: Any, prefix: str = "") -> dict[str, list[str]]:
+    """Field errors as ``{"field": ["message", ...]}``, always strings.
+
+    Nested errors (a list's items, a nested object's keys) get dotted names such as
+    ``participants.0`` or ``options.teams``, never a Python repr of the structure.
+    """
+    out: dict[str, list[str]] = {}
     if isinstance(detail, dict):
-        return {k: [str(x) for x in v] if isinstance(v, list) else str(v) for k, v in detail.items()}
-    return {}
+        for key, value in detail.items():
+            name = f"{prefix}.{key}" if prefix else str(key)
+            for field, messages in error_fields(value, name).items():
+                out.setdefault(field, []).extend(messages)
+    elif isinstance(detail, list | tuple):
+        for index, value in enumerate(detail):
+            if isinstance(value, dict | list | tuple):
+                # A list of per-item errors: empty entries are items without errors.
+                for field, messages in error_fields(value, f"{prefix}.{index}" if prefix else str(index)).items():
+                    out.setdefault(field, []).extend(messages)
+            elif value is not None and str(value):
+                out.setdefault(prefix or "non_field_errors", []).append(str(value))
+    elif detail is not None:
+        out.setdefault(prefix or "non_field_errors", []).append(str(detail))
+    return out
+
+
+def _fields(detail: Any) -> dict[str, list[str]]:
+    return error_fields(detail) if isinstance(detail, dict) else {}
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's handler, reshaped; service errors map to their status; anything else is a JSON 500."""
     if isinstance(exc, ServiceError):
-        return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status_code)
+        return Response(error_body(exc.code, exc.message, error_fields(exc.fields)), status=exc.status_code)
     if isinstance(exc, RequestDataTooBig):
         # Django refuses to read a body past DATA_UPLOAD_MAX_MEMORY_SIZE (files do not count).
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE

@@ -6,6 +6,10 @@ from typing import Any
 
 import django_filters as filters
 from django import forms
+from django.contrib.auth import get_user_model
+from rest_framework.exceptions import ValidationError
+
+from tournaments.games.models import Game
 
 
 class IdFilter(filters.NumberFilter):
@@ -17,3 +21,49 @@ class IdFilter(filters.NumberFilter):
         kwargs.setdefault("min_value", 1)
         kwargs.setdefault("max_value", 2**63 - 1)
         super().__init__(*args, **kwargs)
+
+
+class StrictBooleanField(forms.Field):
+    """``true``/``false`` (or 1/0, yes/no); anything else is invalid (Django's own reads it as "no filter")."""
+
+    TRUE = frozenset({"true", "1", "yes", "on"})
+    FALSE = frozenset({"false", "0", "no", "off"})
+
+    def to_python(self, value: Any) -> bool | None:
+        if value in (None, ""):
+            return None
+        text = str(value).strip().lower()
+        if text in self.TRUE:
+            return True
+        if text in self.FALSE:
+            return False
+        raise forms.ValidationError(f"{str(value)[:50]!r} is not true or false.", code="invalid")
+
+
+class BoolFilter(filters.BooleanFilter):
+    """A yes/no filter that refuses other values with a 400."""
+
+    field_class = StrictBooleanField
+
+
+class GameFilter(filters.CharFilter):
+    """A game's id; an id of no game is a 400 rather than an empty list."""
+
+    def filter(self, qs: Any, value: Any) -> Any:
+        if value and not Game.objects.filter(id=value).exists():
+            raise _invalid(self.field_name, "game", value)
+        return super().filter(qs, value)
+
+
+class OwnerFilter(filters.CharFilter):
+    """A username; a name of no user is a 400 rather than an empty list."""
+
+    def filter(self, qs: Any, value: Any) -> Any:
+        if value and not get_user_model().objects.filter(username=value).exists():
+            raise _invalid(self.field_name, "user", value)
+        return super().filter(qs, value)
+
+
+def _invalid(field: str, what: str, value: str) -> Exception:
+    name = field.split("__")[0].removesuffix("_id")
+    return ValidationError({name: [f"No {what} is called {value[:50]!r}."]})

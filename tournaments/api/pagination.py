@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError
+from django.db import DataError
+from rest_framework.exceptions import NotFound
 from rest_framework.pagination import CursorPagination, PageNumberPagination
 
 
@@ -32,3 +35,11 @@ class MatchCursorPagination(CursorPagination):
         if value in self.ORDERINGS:
             return (value, "-id" if value.startswith("-") else "id")
         return ("-id",)
+
+    def paginate_queryset(self, queryset, request, view=None):  # type: ignore[no-untyped-def]
+        # A cursor is only base64 the client can forge: a position that is not a value of the
+        # ordering field fails in the query, and is the same "invalid cursor" as a garbled one.
+        try:
+            return super().paginate_queryset(queryset, request, view)
+        except (ValueError, TypeError, OverflowError, ValidationError, DataError) as exc:
+            raise NotFound(self.invalid_cursor_message) from exc

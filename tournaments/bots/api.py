@@ -8,7 +8,7 @@ from django.conf import settings
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import permissions, serializers, status
 from rest_framework.generics import GenericAPIView
-from rest_framework.parsers import BaseParser, FormParser, MultiPartParser
+from rest_framework.parsers import BaseParser, FormParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -29,6 +29,7 @@ from tournaments.bots.services import (
     bot_version_create,
     bot_version_retire,
 )
+from tournaments.bots.uploads import PackageMultiPartParser
 from tournaments.errors import ForbiddenError, ServiceError
 from tournaments.ratings.api import RatingNumbersSerializer
 from tournaments.ratings.selectors import bot_ratings, rating_history
@@ -117,7 +118,7 @@ class AnyBodyParser(BaseParser):
         return {}
 
 
-UPLOAD_PARSERS = [MultiPartParser, FormParser, AnyBodyParser]
+UPLOAD_PARSERS = [PackageMultiPartParser, FormParser, AnyBodyParser]
 
 
 def _read_upload(request: Request) -> tuple[bytes, str]:

@@ -5,15 +5,16 @@ from __future__ import annotations
 import django_filters as filters
 from django.db.models import QuerySet
 
+from tournaments.api.filters import BoolFilter, GameFilter, OwnerFilter
 from tournaments.bots.models import Bot
 
 
 class BotFilter(filters.FilterSet):
-    game = filters.CharFilter(field_name="game_id", help_text="Only bots of this game.")
-    owner = filters.CharFilter(field_name="owner__username", help_text="Only bots of this user (username).")
-    active = filters.BooleanFilter(help_text="Only active (true) or deactivated (false) bots.")
+    game = GameFilter(field_name="game_id", help_text="Only bots of this game.")
+    owner = OwnerFilter(field_name="owner__username", help_text="Only bots of this user (username).")
+    active = BoolFilter(help_text="Only active (true) or deactivated (false) bots.")
     visibility = filters.ChoiceFilter(choices=Bot.Visibility.choices)
-    mine = filters.BooleanFilter(method="filter_mine", help_text="Only your own bots.")
+    mine = BoolFilter(method="filter_mine", help_text="Only your own bots.")
     search = filters.CharFilter(field_name="name", lookup_expr="icontains", help_text="Name contains (any case).")
     ordering = filters.OrderingFilter(fields=(("name", "name"), ("created", "created"), ("id", "id")))
 

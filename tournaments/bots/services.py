@@ -92,7 +92,7 @@ def bot_version_create(*, bot: Bot, user: Any, package: bytes, filename: str, no
     if bot.owner_id != user.id:
         raise ForbiddenError("Only the bot's owner can upload versions.")
     if not bot.active:
-        raise ServiceError("This bot is deactivated.", code="bot_inactive")
+        raise ConflictError("This bot is deactivated.", code="bot_inactive")
     info = _package_inspect(data=package, filename=filename)
     with transaction.atomic():
         # Lock the bot so two concurrent uploads do not both pick the same number.

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import django_filters as filters
 
-from tournaments.api.filters import IdFilter
+from tournaments.api.filters import BoolFilter, GameFilter, IdFilter, OwnerFilter
 from tournaments.competitions.models import Challenge, Tournament
 
 
 class TournamentFilter(filters.FilterSet):
-    game = filters.CharFilter(field_name="game_id", help_text="Only tournaments of this game.")
+    game = GameFilter(field_name="game_id", help_text="Only tournaments of this game.")
     status = filters.ChoiceFilter(choices=Tournament.Status.choices, help_text="Only tournaments in this state.")
-    owner = filters.CharFilter(field_name="owner__username", help_text="Only tournaments of this user (username).")
-    rated = filters.BooleanFilter(help_text="Only rated (true) or unrated (false) tournaments.")
+    owner = OwnerFilter(field_name="owner__username", help_text="Only tournaments of this user (username).")
+    rated = BoolFilter(help_text="Only rated (true) or unrated (false) tournaments.")
     ordering = filters.OrderingFilter(fields=(("created", "created"), ("id", "id"), ("name", "name")))
 
     class Meta:
@@ -21,7 +21,7 @@ class TournamentFilter(filters.FilterSet):
 
 
 class ChallengeFilter(filters.FilterSet):
-    game = filters.CharFilter(field_name="game_id", help_text="Only challenges of this game.")
+    game = GameFilter(field_name="game_id", help_text="Only challenges of this game.")
     bot = IdFilter(field_name="bot_version__bot_id", help_text="The challenger's bot.")
     opponent = IdFilter(field_name="opponent_version__bot_id", help_text="The challenged bot.")
     ordering = filters.OrderingFilter(fields=(("created", "created"), ("id", "id")))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import django_filters as filters
 from django.db.models import QuerySet
 
-from tournaments.api.filters import IdFilter
+from tournaments.api.filters import BoolFilter, GameFilter, IdFilter
 from tournaments.matches.models import Match
 
 
@@ -14,9 +14,9 @@ class MatchFilter(filters.FilterSet):
     bot = IdFilter(method="filter_bot", help_text="Matches in which any version of this bot played.")
     bot_version = IdFilter(method="filter_bot_version", help_text="Matches in which this bot version played.")
     challenge = IdFilter(field_name="challenge_link__challenge_id", help_text="Only the games of this challenge.")
-    game = filters.CharFilter(field_name="game_id", help_text="Only matches of this game.")
+    game = GameFilter(field_name="game_id", help_text="Only matches of this game.")
     status = filters.ChoiceFilter(choices=Match.Status.choices, help_text="Only matches in this state.")
-    rated = filters.BooleanFilter(help_text="Only rated (true) or unrated (false) matches.")
+    rated = BoolFilter(help_text="Only rated (true) or unrated (false) matches.")
     kind = filters.ChoiceFilter(choices=Match.Kind.choices, help_text="What the match was played for.")
     ordering = filters.ChoiceFilter(
         choices=[(o, o) for o in ("-id", "id", "finished_at", "-finished_at")],

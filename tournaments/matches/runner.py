@@ -149,7 +149,7 @@ def _cause(exc: BaseException) -> str:
 
 def _programs(spec: MatchSpec) -> list[BotProgram]:
     """Each seat's unpacked bot, from this worker's package cache."""
-    cache = PackageCache(settings.ARBITER_PACKAGE_CACHE)
+    cache = PackageCache(settings.ARBITER_PACKAGE_CACHE, max_bytes=settings.ARBITER_PACKAGE_CACHE_MB * 1024 * 1024)
     programs = []
     for bot in spec.bots:
 

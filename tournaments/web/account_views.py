@@ -40,7 +40,7 @@ def signup(request: HttpRequest) -> HttpResponse:
 @login_required
 def tokens(request: HttpRequest) -> HttpResponse:
     """The user's API tokens: a new key is shown once, right after it is made."""
-    rows = [{"prefix": t.key[:KEY_SHOWN], "created": t.created} for t in token_list(user=request.user)]
+    rows = [{"prefix": t.prefix[:KEY_SHOWN], "created": t.created_at} for t in token_list(user=request.user)]
     new_key = request.session.pop("web_new_token", None)
     return render(request, "web/tokens.html", {"tokens": rows, "new_key": new_key})
 
@@ -48,10 +48,10 @@ def tokens(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def token_new(request: HttpRequest) -> HttpResponse:
-    """Make a new token (the previous one stops working) and show it once."""
-    token = token_create(user=request.user)
-    request.session["web_new_token"] = token.key
-    messages.success(request, "A new token was made; any earlier one no longer works.")
+    """Make a new token and show it once (only its hash is kept)."""
+    _, key = token_create(user=request.user)
+    request.session["web_new_token"] = key
+    messages.success(request, "A new token was made; earlier ones work until you revoke them or they expire.")
     return redirect("web-tokens")
 
 

@@ -16,9 +16,9 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
-from rest_framework.authtoken.models import Token
 
 from engines import Engine, all_engines
+from tournaments.accounts.services import token_create
 from tournaments.bots.models import Bot, BotVersion
 from tournaments.bots.services import bot_create, bot_version_create
 from tournaments.competitions.models import Tournament
@@ -92,7 +92,7 @@ class Command(BaseCommand):
         if created:
             admin.set_password("admin")
             admin.save()
-        token, _ = Token.objects.get_or_create(user=demo)
+        _, token_key = token_create(user=demo)
         packages = {"random": _package_random(), "greedy": _package_greedy()}
         started = 0
         for engine in all_engines():
@@ -122,7 +122,7 @@ class Command(BaseCommand):
                 tournament_start(tournament=tournament, user=demo)
                 started += 1
         self.stdout.write(
-            f"demo ready: users demo/demo and admin/admin (demo's API token {token.key}); "
+            f"demo ready: users demo/demo and admin/admin (a new API token for demo: {token_key}); "
             f"{started} round robin(s) started"
         )
 

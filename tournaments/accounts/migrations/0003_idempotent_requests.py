@@ -7,10 +7,9 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
 
-    initial = True
-
     dependencies = [
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
+        ("accounts", "0002_backfill_claims_and_hash_tokens"),
     ]
 
     operations = [
