@@ -264,6 +264,12 @@ _add("ARBITER_MAX_PACKAGE_BYTES", "int", 5 * 1024 * 1024, "Largest bot package a
 _add("ARBITER_RATE_UPLOADS", "rate", "60/hour", "Uploads per user (new bots and versions).", _G)
 _add("ARBITER_RATE_CHALLENGES", "rate", "120/hour", "Challenge requests per user.", _G)
 
+_G = "Fair play"
+_add("ARBITER_RATING_MIN_GAMES", "int", 10, "Rated games a bot plays before a public leaderboard ranks it "
+     "(provisional until then).", _G, minimum=0)  # fmt: skip
+_add("ARBITER_RATING_MIN_OWNERS", "int", 2, "Distinct other owners whose bots a bot must have met in rated games "
+     "before a public leaderboard ranks it.", _G, minimum=0)  # fmt: skip
+
 _G = "Tests and benchmarks"
 _add("ARBITER_TEST_DATABASE_URL", "text", "", "PostgreSQL for the tests marked 'services' (they fail under CI "
      "without it).", _G)  # fmt: skip

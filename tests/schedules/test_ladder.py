@@ -106,7 +106,7 @@ def _finish_all_queued(play: Any) -> None:
 @pytest.mark.django_db
 @pytest.mark.usefixtures("games")
 def test_top_up_in_the_database(user: Any, make_bot: Any, play: Any) -> None:
-    bots = [make_bot() for _ in range(5)]
+    bots = [make_bot(owner="new") for _ in range(5)]
     ladder = ladder_save(ladder=Ladder(game_id="gamesup", seats=2, queued_target=3, move_ms=500))
     pool = get_engine("gamesup").rating_pool({}, 2)
     assert ladder.pool == pool  # the same pool as a default gamesup tournament
@@ -144,7 +144,9 @@ def test_top_up_in_the_database(user: Any, make_bot: Any, play: Any) -> None:
 
     # A new version gets the very next games.
     _finish_all_queued(play)
-    fresh = bot_version_create(bot=bots[0], user=user, package=RANDOM_BOT + b"# v2\n", filename="random_bot.py")
+    fresh = bot_version_create(
+        bot=bots[0], user=bots[0].owner, package=RANDOM_BOT + b"# v2\n", filename="random_bot.py"
+    )
     created = ladders_top_up(rng=random.Random(99))
     assert len(created) == 3
     for match_id in created:

@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tournaments.api.common import found, id_field
+from tournaments.api.common import found, id_field, user_of
 from tournaments.api.pagination import Pagination
 from tournaments.api.schema import error
 from tournaments.competitions.filters import TournamentFilter
@@ -122,8 +122,8 @@ class TournamentInputSerializer(ClockInputSerializer):
     )
 
 
-def _tournament(tournament_id: int) -> Tournament:
-    return found(tournament_get(tournament_id=tournament_id), "tournament")
+def _tournament(request: Request, tournament_id: int) -> Tournament:
+    return found(tournament_get(user=user_of(request), tournament_id=tournament_id), "tournament")
 
 
 def _detail(tournament: Tournament) -> dict[str, Any]:
@@ -139,7 +139,7 @@ class TournamentListCreateApi(GenericAPIView):
     serializer_class = TournamentOutputSerializer
 
     def get_queryset(self) -> Any:
-        return tournament_list()
+        return tournament_list(user=user_of(self.request))
 
     @extend_schema(summary="List tournaments", responses=TournamentOutputSerializer(many=True))
     def get(self, request: Request) -> Response:
@@ -173,13 +173,13 @@ class TournamentListCreateApi(GenericAPIView):
         )
         if start:
             tournament = tournament_start(tournament=tournament, user=request.user)
-        return Response(_detail(_tournament(tournament.id)), status=status.HTTP_201_CREATED)
+        return Response(_detail(_tournament(request, tournament.id)), status=status.HTTP_201_CREATED)
 
 
 class TournamentDetailApi(APIView):
     @extend_schema(summary="A tournament with participants and progress", responses={200: TournamentDetailSerializer})
     def get(self, request: Request, tournament_id: int) -> Response:
-        return Response(_detail(_tournament(tournament_id)))
+        return Response(_detail(_tournament(request, tournament_id)))
 
 
 class TournamentStartApi(APIView):
@@ -189,8 +189,8 @@ class TournamentStartApi(APIView):
         responses={200: TournamentDetailSerializer, 409: error("The tournament is not a draft.")},
     )
     def post(self, request: Request, tournament_id: int) -> Response:
-        tournament = tournament_start(tournament=_tournament(tournament_id), user=request.user)
-        return Response(_detail(_tournament(tournament.id)))
+        tournament = tournament_start(tournament=_tournament(request, tournament_id), user=request.user)
+        return Response(_detail(_tournament(request, tournament.id)))
 
 
 class TournamentCancelApi(APIView):
@@ -201,14 +201,14 @@ class TournamentCancelApi(APIView):
         responses={200: TournamentDetailSerializer, 409: error("Already finished or cancelled.")},
     )
     def post(self, request: Request, tournament_id: int) -> Response:
-        tournament = tournament_cancel(tournament=_tournament(tournament_id), user=request.user)
-        return Response(_detail(_tournament(tournament.id)))
+        tournament = tournament_cancel(tournament=_tournament(request, tournament_id), user=request.user)
+        return Response(_detail(_tournament(request, tournament.id)))
 
 
 class TournamentStandingsApi(APIView):
     @extend_schema(summary="Standings", responses={200: StandingsSerializer})
     def get(self, request: Request, tournament_id: int) -> Response:
-        tournament = _tournament(tournament_id)
+        tournament = _tournament(request, tournament_id)
         return Response(
             {
                 "tournament": tournament.id,
@@ -236,12 +236,12 @@ class TournamentLosApi(APIView):
         responses={200: LosSerializer},
     )
     def get(self, request: Request, tournament_id: int) -> Response:
-        tournament = _tournament(tournament_id)
+        tournament = _tournament(request, tournament_id)
         return Response({"tournament": tournament.id, **tournament_los(tournament=tournament)})
 
 
 class TournamentCrosstableApi(APIView):
     @extend_schema(summary="Crosstable", responses={200: CrosstableSerializer})
     def get(self, request: Request, tournament_id: int) -> Response:
-        tournament = _tournament(tournament_id)
+        tournament = _tournament(request, tournament_id)
         return Response({"tournament": tournament.id, **tournament_crosstable(tournament=tournament)})

@@ -29,12 +29,18 @@ MAX_PARTICIPANTS = 200
 
 
 def _bots_check(*, bot_ids: Sequence[int], game: Game, user: Any) -> dict[int, Bot]:
-    """The bots named, checked: they exist, the user may see them, they play ``game`` and are active."""
+    """The bots named, checked: they exist, may enter ``user``'s tournament, play ``game`` and are active."""
     bots = {b.id: b for b in Bot.objects.filter(id__in=bot_ids)}
     unknown = [i for i in bot_ids if i not in bots or not _visible(bots[i], user)]
     if unknown:
         raise ServiceError(f"Unknown bot id(s): {unknown}.", fields={"participants": ["unknown bot"]})
     for bot in bots.values():
+        if not _may_enter(bot, owner_id=user.id):
+            # Only staff get here (they see private bots): a private bot still plays only for its owner.
+            raise ServiceError(
+                f"Bot {bot.name!r} is private: it plays only in its owner's tournaments.",
+                fields={"participants": ["private bot"]},
+            )
         if bot.game_id != game.id:
             raise ServiceError(
                 f"Bot {bot.name!r} plays {bot.game_id}, not {game.id}.", fields={"participants": ["wrong game"]}
@@ -46,6 +52,11 @@ def _bots_check(*, bot_ids: Sequence[int], game: Game, user: Any) -> dict[int, B
 
 def _visible(bot: Bot, user: Any) -> bool:
     return bot.visibility == Bot.Visibility.PUBLIC or bot.owner_id == user.id or user.is_staff
+
+
+def _may_enter(bot: Bot, *, owner_id: int) -> bool:
+    """A bot may play in a tournament organised by ``owner_id``: it is public, or it is theirs."""
+    return bot.visibility == Bot.Visibility.PUBLIC or bot.owner_id == owner_id
 
 
 def _entrants(*, bot_ids: Sequence[int], game: Game, user: Any, version_ids: Sequence[int]) -> list[int]:
@@ -206,8 +217,37 @@ def _matches_schedule(*, tournament: Tournament) -> list[int]:
     return [m.pk for m in matches_create(config=config, lineups=lineups)]
 
 
+def _participants_recheck(*, tournament: Tournament) -> list[str]:
+    """Drop the entries whose bot may no longer play; returns their names.
+
+    An entry was checked when the tournament was created, but a draft can wait:
+    by the start its bot may be deactivated, made private by someone other than
+    the organiser, or (after an admin's edit) of another game.
+    """
+    entries = list(
+        Participant.objects.filter(tournament=tournament)
+        .select_related("bot_version__bot")
+        .defer("bot_version__package")
+    )
+    gone = [
+        e
+        for e in entries
+        if not e.bot_version.bot.active
+        or e.bot_version.bot.game_id != tournament.game_id
+        or not _may_enter(e.bot_version.bot, owner_id=tournament.owner_id)
+    ]
+    if gone:
+        Participant.objects.filter(id__in=[e.id for e in gone]).delete()
+        logger.info("tournament %s: %d withdrawn participant(s) dropped at start", tournament.pk, len(gone))
+    return [e.bot_version.bot.name for e in gone]
+
+
 def tournament_start(*, tournament: Tournament, user: Any) -> Tournament:
-    """Schedule every match and hand them to the workers once committed."""
+    """Schedule every match and hand them to the workers once committed.
+
+    Participants are checked again first: one withdrawn since the draft was made
+    (deactivated, made private, another game) is dropped, not entered.
+    """
     if tournament.owner_id != user.id and not user.is_staff:
         raise ForbiddenError("Only the tournament's owner can start it.")
     with transaction.atomic():
@@ -216,6 +256,8 @@ def tournament_start(*, tournament: Tournament, user: Any) -> Tournament:
             raise ConflictError(f"The tournament is {locked.status}, not draft.", code="not_draft")
         if locked.all_active:
             _participants_fill_all_active(tournament=locked)
+        else:
+            _participants_recheck(tournament=locked)
         match_ids = _matches_schedule(tournament=locked)
         locked.status = Tournament.Status.RUNNING if match_ids else Tournament.Status.FINISHED
         locked.started = timezone.now()
@@ -256,6 +298,39 @@ def tournament_priority_set(*, tournament: Tournament, user: Any, priority: int)
         Match.objects.filter(tournament_id=tournament.pk, status=Match.Status.QUEUED).update(priority=priority)
     tournament.priority = priority
     return tournament
+
+
+def tournament_bot_withdrawn(bot: Bot) -> None:
+    """A bot was deactivated or made private: cancel its tournament matches not yet begun.
+
+    They are cancelled, never forfeited: nobody gains or loses points or rating
+    from a game that was not played.  A private bot keeps playing in its own
+    owner's tournaments; a deactivated one stops everywhere.  Runs inside the
+    transaction that withdrew the bot.
+    """
+    queued = Match.objects.filter(
+        kind=Match.Kind.TOURNAMENT, status=Match.Status.QUEUED, match_seats__bot_version__bot_id=bot.pk
+    )
+    if bot.active:
+        queued = queued.exclude(tournament__owner_id=bot.owner_id)
+    ids = list(queued.values_list("id", flat=True).distinct())
+    if not ids:
+        return
+    tournament_ids = set(Match.objects.filter(id__in=ids).values_list("tournament_id", flat=True))
+    # Tournament rows first, in id order, as a recording does: no deadlock with a worker.
+    list(Tournament.objects.select_for_update().filter(id__in=tournament_ids).order_by("id").values_list("id"))
+    cancelled = Match.objects.filter(id__in=ids, status=Match.Status.QUEUED).update(
+        status=Match.Status.CANCELLED, finished_at=timezone.now()
+    )
+    logger.info("bot %s withdrawn: %d queued tournament match(es) cancelled", bot.pk, cancelled)
+    for tournament_id in sorted(tournament_ids):
+        pending = Match.objects.filter(
+            tournament_id=tournament_id, status__in=[Match.Status.QUEUED, Match.Status.RUNNING]
+        ).exists()
+        if not pending:
+            Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.RUNNING).update(
+                status=Tournament.Status.FINISHED, finished=timezone.now()
+            )
 
 
 def tournament_match_ended(match: Match) -> None:
