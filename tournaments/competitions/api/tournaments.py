@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import transaction
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers, status
 from rest_framework.generics import GenericAPIView
@@ -149,7 +150,10 @@ class TournamentListCreateApi(GenericAPIView):
     @extend_schema(
         summary="Create a round robin",
         request=TournamentInputSerializer,
-        responses={201: TournamentDetailSerializer},
+        responses={
+            201: TournamentDetailSerializer,
+            429: error("Too many tournaments made this hour, or too many matches queued."),
+        },
         examples=[
             OpenApiExample(
                 "two bots, double round robin",
@@ -164,15 +168,17 @@ class TournamentListCreateApi(GenericAPIView):
         data.is_valid(raise_exception=True)
         values = dict(data.validated_data)
         start = values.pop("start")
-        tournament = tournament_create(
-            owner=request.user,
-            version_ids=values.pop("versions"),
-            game_id=values.pop("game"),
-            bot_ids=values.pop("participants"),
-            **values,
-        )
-        if start:
-            tournament = tournament_start(tournament=tournament, user=request.user)
+        # One transaction: a start refused over a limit leaves no draft behind either.
+        with transaction.atomic():
+            tournament = tournament_create(
+                owner=request.user,
+                version_ids=values.pop("versions"),
+                game_id=values.pop("game"),
+                bot_ids=values.pop("participants"),
+                **values,
+            )
+            if start:
+                tournament = tournament_start(tournament=tournament, user=request.user)
         return Response(_detail(_tournament(request, tournament.id)), status=status.HTTP_201_CREATED)
 
 
@@ -186,7 +192,11 @@ class TournamentStartApi(APIView):
     @extend_schema(
         summary="Start a draft tournament",
         request=None,
-        responses={200: TournamentDetailSerializer, 409: error("The tournament is not a draft.")},
+        responses={
+            200: TournamentDetailSerializer,
+            409: error("The tournament is not a draft."),
+            429: error("Too many matches queued."),
+        },
     )
     def post(self, request: Request, tournament_id: int) -> Response:
         tournament = tournament_start(tournament=_tournament(request, tournament_id), user=request.user)

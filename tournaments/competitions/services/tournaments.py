@@ -15,6 +15,12 @@ from tournaments.bots.models import Bot, BotVersion
 from tournaments.bots.selectors import versions_current
 from tournaments.competitions.models import Participant, Tournament
 from tournaments.competitions.plans import match_seed, round_robin_plan
+from tournaments.competitions.services.limits import (
+    queue_check,
+    round_robin_check,
+    round_robin_fit,
+    tournament_rate_check,
+)
 from tournaments.errors import ConflictError, ForbiddenError, ServiceError
 from tournaments.games.config import game_config_check
 from tournaments.games.models import Game
@@ -24,8 +30,6 @@ from tournaments.matches.models import Match
 from workers.match import Clock
 
 logger = logging.getLogger(__name__)
-
-MAX_PARTICIPANTS = 200
 
 
 def _bots_check(*, bot_ids: Sequence[int], game: Game, user: Any) -> dict[int, Bot]:
@@ -128,11 +132,16 @@ def tournament_create(
         raise ServiceError(
             "List participants or take all active bots, not both.", fields={"participants": ["with all_active"]}
         )
-    if not all_active and not len(teams) <= len(bot_ids) <= MAX_PARTICIPANTS:
+    if not all_active and len(bot_ids) < len(teams):
         raise ServiceError(
-            f"A round robin of {game.id} with {seats} seats needs {len(teams)} to {MAX_PARTICIPANTS} bots.",
+            f"A round robin of {game.id} with {seats} seats needs at least {len(teams)} bots.",
             fields={"participants": ["wrong number of bots"]},
         )
+    if not all_active:
+        legs = 2 if format == Tournament.Format.DOUBLE else 1
+        round_robin_check(participants=len(bot_ids), teams=len(teams), games_per_pairing=games_per_pairing, legs=legs)
+    if schedule is None:
+        tournament_rate_check(owner=owner)
     versions = _entrants(bot_ids=bot_ids, game=game, user=owner, version_ids=version_ids)
     with transaction.atomic():
         tournament = Tournament.objects.create(
@@ -169,16 +178,23 @@ def _participants_fill_all_active(*, tournament: Tournament) -> int:
     )
     current = versions_current(bot_ids=bots.values_list("id", flat=True))
     versions = [current[bot_id] for bot_id in sorted(current)]
-    if len(versions) > MAX_PARTICIPANTS:
-        logger.warning(
-            "tournament %s: %d active bots, entering the first %d", tournament.pk, len(versions), MAX_PARTICIPANTS
-        )
-        versions = versions[:MAX_PARTICIPANTS]
+    teams = len(get_engine(tournament.game_id).teams(tournament.seats, tournament.options))
+    fit = round_robin_fit(
+        available=len(versions), teams=teams, games_per_pairing=tournament.games_per_pairing, legs=_legs(tournament)
+    )
+    if len(versions) > fit:
+        # The limits on participants and matches decide how many enter: the lowest bot ids.
+        logger.warning("tournament %s: %d active bots, entering the first %d", tournament.pk, len(versions), fit)
+        versions = versions[:fit]
     Participant.objects.filter(tournament=tournament).delete()
     Participant.objects.bulk_create(
         [Participant(tournament=tournament, bot_version_id=v, number=i) for i, v in enumerate(versions)]
     )
     return len(versions)
+
+
+def _legs(tournament: Tournament) -> int:
+    return 2 if tournament.format == Tournament.Format.DOUBLE else 1
 
 
 def _matches_schedule(*, tournament: Tournament) -> list[int]:
@@ -188,7 +204,12 @@ def _matches_schedule(*, tournament: Tournament) -> list[int]:
     """
     teams = get_engine(tournament.game_id).teams(tournament.seats, tournament.options)
     versions = list(tournament.entries.order_by("number").values_list("bot_version_id", flat=True))
-    legs = 2 if tournament.format == Tournament.Format.DOUBLE else 1
+    legs = _legs(tournament)
+    size = round_robin_check(
+        participants=len(versions), teams=len(teams), games_per_pairing=tournament.games_per_pairing, legs=legs
+    )
+    if not tournament.owner.is_staff:
+        queue_check(owner_id=tournament.owner_id, adding=size)
     plan = round_robin_plan(
         participants=len(versions), teams=len(teams), games_per_group=tournament.games_per_pairing, legs=legs
     )
@@ -251,7 +272,7 @@ def tournament_start(*, tournament: Tournament, user: Any) -> Tournament:
     if tournament.owner_id != user.id and not user.is_staff:
         raise ForbiddenError("Only the tournament's owner can start it.")
     with transaction.atomic():
-        locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+        locked = Tournament.objects.select_for_update().select_related("owner").get(pk=tournament.pk)
         if locked.status != Tournament.Status.DRAFT:
             raise ConflictError(f"The tournament is {locked.status}, not draft.", code="not_draft")
         if locked.all_active:
