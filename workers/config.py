@@ -275,6 +275,8 @@ _add("ARBITER_TOURNAMENT_MAX_PARTICIPANTS", "int", 200, "Most bots in one round 
 _add("ARBITER_QUEUED_MATCHES_PER_USER", "int", 50_000, "Most matches a user's tournaments may have queued at once.",
      _G, minimum=1)  # fmt: skip
 _add("ARBITER_TOURNAMENTS_PER_HOUR", "int", 30, "Tournaments a user (not staff) may create per hour.", _G, minimum=0)
+_add("ARBITER_TOURNAMENT_INLINE_MATCHES", "int", 2000, "A round robin of more matches is inserted by a task, this "
+     "many per transaction, instead of in the request that starts it.", _G, minimum=1)  # fmt: skip
 
 _G = "Tests and benchmarks"
 _add("ARBITER_TEST_DATABASE_URL", "text", "", "PostgreSQL for the tests marked 'services' (they fail under CI "

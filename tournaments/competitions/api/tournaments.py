@@ -38,7 +38,7 @@ class TournamentOutputSerializer(serializers.ModelSerializer):
         fields = [
             "id", "name", "game", "owner", "options", "seats", "format", "games_per_pairing",
             "move_ms", "game_ms", "startup_ms", "rated", "rating_pool", "status",
-            "created", "started", "finished",
+            "created", "started", "finished", "planned",
             "start_at", "all_active", "schedule",  # scheduled and recurring tournaments
         ]  # fmt: skip
 

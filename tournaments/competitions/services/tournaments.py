@@ -6,6 +6,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -21,6 +22,7 @@ from tournaments.competitions.services.limits import (
     round_robin_fit,
     tournament_rate_check,
 )
+from tournaments.competitions.tasks import tournament_fill
 from tournaments.errors import ConflictError, ForbiddenError, ServiceError
 from tournaments.games.config import game_config_check
 from tournaments.games.models import Game
@@ -197,21 +199,41 @@ def _legs(tournament: Tournament) -> int:
     return 2 if tournament.format == Tournament.Format.DOUBLE else 1
 
 
-def _matches_schedule(*, tournament: Tournament) -> list[int]:
-    """Insert every match and seat of the tournament's round robin; returns the match ids.
+def _matches_schedule(*, tournament: Tournament) -> tuple[list[int], int]:
+    """Check the round robin against the limits and insert its matches if small; (match ids, planned size).
 
+    A round robin of more than ARBITER_TOURNAMENT_INLINE_MATCHES matches is
+    only counted here: the caller sets ``planned`` and a task inserts it in
+    batches (services/filling.py), so the starting request stays short.
     Call inside the transaction that starts the tournament.
     """
     teams = get_engine(tournament.game_id).teams(tournament.seats, tournament.options)
-    versions = list(tournament.entries.order_by("number").values_list("bot_version_id", flat=True))
-    legs = _legs(tournament)
     size = round_robin_check(
-        participants=len(versions), teams=len(teams), games_per_pairing=tournament.games_per_pairing, legs=legs
+        participants=tournament.entries.count(),
+        teams=len(teams),
+        games_per_pairing=tournament.games_per_pairing,
+        legs=_legs(tournament),
     )
     if not tournament.owner.is_staff:
         queue_check(owner_id=tournament.owner_id, adding=size)
+    if size > settings.ARBITER_TOURNAMENT_INLINE_MATCHES:
+        return [], size
+    return tournament_matches_insert(tournament=tournament, start=0, stop=size), size
+
+
+def tournament_matches_insert(*, tournament: Tournament, start: int, stop: int) -> list[int]:
+    """Insert the matches ``start`` to ``stop - 1`` of the tournament's plan (its order, its seeds); their ids.
+
+    The plan is a pure function of the entries and the format, so any slice
+    can be inserted at any time and the whole is the same as in one go.
+    """
+    teams = get_engine(tournament.game_id).teams(tournament.seats, tournament.options)
+    versions = list(tournament.entries.order_by("number").values_list("bot_version_id", flat=True))
     plan = round_robin_plan(
-        participants=len(versions), teams=len(teams), games_per_group=tournament.games_per_pairing, legs=legs
+        participants=len(versions),
+        teams=len(teams),
+        games_per_group=tournament.games_per_pairing,
+        legs=_legs(tournament),
     )
     config = MatchConfig(
         kind=Match.Kind.TOURNAMENT,
@@ -229,11 +251,11 @@ def _matches_schedule(*, tournament: Tournament) -> list[int]:
     )
     lineups = [
         Lineup(
-            versions=tuple(versions[p] for p in game),
+            versions=tuple(versions[p] for p in plan[index]),
             seed=match_seed(tournament_id=tournament.pk, index=index),
             index=index,
         )
-        for index, game in enumerate(plan)
+        for index in range(start, min(stop, len(plan)))
     ]
     return [m.pk for m in matches_create(config=config, lineups=lineups)]
 
@@ -279,15 +301,26 @@ def tournament_start(*, tournament: Tournament, user: Any) -> Tournament:
             _participants_fill_all_active(tournament=locked)
         else:
             _participants_recheck(tournament=locked)
-        match_ids = _matches_schedule(tournament=locked)
-        locked.status = Tournament.Status.RUNNING if match_ids else Tournament.Status.FINISHED
+        match_ids, planned = _matches_schedule(tournament=locked)
+        locked.planned = planned
+        locked.status = Tournament.Status.RUNNING if planned else Tournament.Status.FINISHED
         locked.started = timezone.now()
-        if not match_ids:
+        if not planned:
             locked.finished = locked.started
-        locked.save(update_fields=["status", "started", "finished"])
+        locked.save(update_fields=["status", "started", "finished", "planned"])
         matches_enqueue(match_ids=match_ids)
-    logger.info("tournament %s started with %d matches", locked.pk, len(match_ids))
+        if planned > len(match_ids):
+            tournament_id = locked.pk
+            transaction.on_commit(lambda: _fill_later(tournament_id))
+    logger.info("tournament %s started: %d matches planned, %d inserted", locked.pk, planned, len(match_ids))
     return locked
+
+
+def _fill_later(tournament_id: int) -> None:
+    try:
+        tournament_fill.apply_async(args=(tournament_id,), queue=settings.ARBITER_BEAT_QUEUE)
+    except Exception:  # the broker is down: the beat's check for unfilled tournaments sends it later
+        logger.warning("could not send the fill of tournament %s; the beat sends it", tournament_id)
 
 
 def tournament_cancel(*, tournament: Tournament, user: Any) -> Tournament:
@@ -321,55 +354,27 @@ def tournament_priority_set(*, tournament: Tournament, user: Any, priority: int)
     return tournament
 
 
-def tournament_bot_withdrawn(bot: Bot) -> None:
-    """A bot was deactivated or made private: cancel its tournament matches not yet begun.
-
-    They are cancelled, never forfeited: nobody gains or loses points or rating
-    from a game that was not played.  A private bot keeps playing in its own
-    owner's tournaments; a deactivated one stops everywhere.  Runs inside the
-    transaction that withdrew the bot.
-    """
-    queued = Match.objects.filter(
-        kind=Match.Kind.TOURNAMENT, status=Match.Status.QUEUED, match_seats__bot_version__bot_id=bot.pk
-    )
-    if bot.active:
-        queued = queued.exclude(tournament__owner_id=bot.owner_id)
-    ids = list(queued.values_list("id", flat=True).distinct())
-    if not ids:
-        return
-    tournament_ids = set(Match.objects.filter(id__in=ids).values_list("tournament_id", flat=True))
-    # Tournament rows first, in id order, as a recording does: no deadlock with a worker.
-    list(Tournament.objects.select_for_update().filter(id__in=tournament_ids).order_by("id").values_list("id"))
-    cancelled = Match.objects.filter(id__in=ids, status=Match.Status.QUEUED).update(
-        status=Match.Status.CANCELLED, finished_at=timezone.now()
-    )
-    logger.info("bot %s withdrawn: %d queued tournament match(es) cancelled", bot.pk, cancelled)
-    for tournament_id in sorted(tournament_ids):
-        pending = Match.objects.filter(
-            tournament_id=tournament_id, status__in=[Match.Status.QUEUED, Match.Status.RUNNING]
-        ).exists()
-        if not pending:
-            Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.RUNNING).update(
-                status=Tournament.Status.FINISHED, finished=timezone.now()
-            )
-
-
 def tournament_match_ended(match: Match) -> None:
     """A tournament match ended: mark the tournament FINISHED when none of its matches is queued or running.
 
     Runs in the match's recording transaction, which holds the tournament's
     row lock, so two last matches finishing at once cannot both miss each other.
     """
-    tournament_id = match.tournament_id
-    if tournament_id is None:
+    if match.tournament_id is not None:
+        tournament_finish_if_done(tournament_id=match.tournament_id)
+
+
+def tournament_finish_if_done(*, tournament_id: int) -> None:
+    """Mark a running tournament FINISHED once every planned match exists and none is queued or running."""
+    matches = Match.objects.filter(tournament_id=tournament_id)
+    if matches.filter(status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).exists():
         return
-    pending = Match.objects.filter(
-        tournament_id=tournament_id, status__in=[Match.Status.QUEUED, Match.Status.RUNNING]
-    ).exists()
-    if not pending:
-        Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.RUNNING).update(
-            status=Tournament.Status.FINISHED, finished=timezone.now()
-        )
+    planned = Tournament.objects.filter(pk=tournament_id).values_list("planned", flat=True).first() or 0
+    if matches.count() < planned:
+        return  # the rest of a big round robin is still being inserted
+    Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.RUNNING).update(
+        status=Tournament.Status.FINISHED, finished=timezone.now()
+    )
 
 
 def tournament_match_requeued(match: Match) -> None:
