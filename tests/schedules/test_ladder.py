@@ -87,6 +87,18 @@ def test_opponents_are_near_in_rating_and_rematches_are_avoided() -> None:
     assert first_pick_rematch == 0
 
 
+def test_one_owners_bots_are_not_paired_while_anyone_else_can_play() -> None:
+    rng = random.Random(7)
+    # Owner 1 has five bots, owner 2 one: every game must be owner 2's bot against one of owner 1's.
+    cands = [LadderCandidate(version_id=i, elo=1500.0, owner=1) for i in range(5)]
+    cands.append(LadderCandidate(version_id=99, elo=1500.0, owner=2))
+    for _ in range(200):
+        lineup = ladder_pick(candidates=cands, teams=2, rng=rng)
+        assert lineup is not None and 99 in lineup, lineup
+    only_one_owner = [LadderCandidate(version_id=i, elo=1500.0, owner=1) for i in range(2)]
+    assert sorted(ladder_pick(candidates=only_one_owner, teams=2, rng=rng) or []) == [0, 1]  # still a game
+
+
 def test_too_few_bots_means_no_match() -> None:
     rng = random.Random(1)
     assert ladder_pick(candidates=[LadderCandidate(version_id=1, elo=1500.0)], teams=2, rng=rng) is None
