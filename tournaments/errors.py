@@ -39,3 +39,12 @@ class ConflictError(ServiceError):
 
     def __init__(self, message: str, *, code: str = "conflict", fields: dict[str, Any] | None = None) -> None:
         super().__init__(message, code=code, fields=fields)
+
+
+class LimitError(ServiceError):
+    """A user is over one of the service's limits for now (too much queued, too many made): a 429."""
+
+    status_code = 429
+
+    def __init__(self, message: str, *, code: str = "limit", fields: dict[str, Any] | None = None) -> None:
+        super().__init__(message, code=code, fields=fields)

@@ -300,6 +300,20 @@ _add("ARBITER_KIT_BUILD_MEMORY_MB", "int", 2048, "Address space of each process 
 _add("XDG_CONFIG_HOME", "text", "", "Where `arbiter login` keeps the server's address and the token, in "
      "`arbiter/config.json` (mode 0600) under it; `~/.config` when empty.", _G)  # fmt: skip
 
+_G = "Fair play"
+_add("ARBITER_RATING_MIN_GAMES", "int", 10, "Rated games a bot plays before a public leaderboard ranks it "
+     "(provisional until then).", _G, minimum=0)  # fmt: skip
+_add("ARBITER_RATING_MIN_OWNERS", "int", 2, "Distinct other owners whose bots a bot must have met in rated games "
+     "before a public leaderboard ranks it.", _G, minimum=0)  # fmt: skip
+_add("ARBITER_TOURNAMENT_MAX_MATCHES", "int", 20_000, "Most matches one round robin may plan (an all-active round "
+     "robin enters only as many bots as fit).", _G, minimum=1)  # fmt: skip
+_add("ARBITER_TOURNAMENT_MAX_PARTICIPANTS", "int", 200, "Most bots in one round robin.", _G, minimum=2)
+_add("ARBITER_QUEUED_MATCHES_PER_USER", "int", 50_000, "Most matches a user's tournaments may have queued at once.",
+     _G, minimum=1)  # fmt: skip
+_add("ARBITER_TOURNAMENTS_PER_HOUR", "int", 30, "Tournaments a user (not staff) may create per hour.", _G, minimum=0)
+_add("ARBITER_TOURNAMENT_INLINE_MATCHES", "int", 2000, "A round robin of more matches is inserted by a task, this "
+     "many per transaction, instead of in the request that starts it.", _G, minimum=1)  # fmt: skip
+
 _G = "Tests and benchmarks"
 _add("ARBITER_TEST_DATABASE_URL", "text", "", "PostgreSQL for the tests marked 'services' (they fail under CI "
      "without it).", _G)  # fmt: skip

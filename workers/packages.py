@@ -40,7 +40,9 @@ MAX_RATIO = 100
 RATIO_FREE_BYTES = 1024 * 1024
 MAX_COMMAND_ARGS = 32
 MAX_PATH = 255
-_SAFE_PY_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}\.py$")
+# A single-file bot is always unpacked under this name, whatever it was uploaded as: the same
+# bytes must make the same bot, so the upload's filename can never change how it starts.
+SINGLE_FILE_NAME = "main.py"
 
 
 class PackageError(ValueError):
@@ -303,13 +305,11 @@ def _entries(data: bytes, filename: str) -> tuple[str, list[_Entry], tuple[str, 
         raise PackageError(f"the package is larger than {MAX_PACKAGE // (1024 * 1024)} MiB")
     budget = _Budget(len(data))
     if kind == "python":
-        base = PurePosixPath(filename.replace("\\", "/")).name
-        name = base if _SAFE_PY_NAME.match(base) else "main.py"
         try:
             data.decode("utf-8")
         except UnicodeDecodeError:
             raise PackageError("a single-file bot must be UTF-8 text") from None
-        return kind, [_Entry(name, False, False, data)], ("python3", name)
+        return kind, [_Entry(SINGLE_FILE_NAME, False, False, data)], ("python3", SINGLE_FILE_NAME)
     entries = _zip_entries(data, budget) if kind == "zip" else _tar_entries(data, budget)
     entries = [e for e in entries if e.path]
     if not any(not e.is_dir for e in entries):
@@ -393,8 +393,18 @@ class PackageUnavailableError(Exception):
     """A bot's package is missing or cannot be unpacked: the match cannot be played."""
 
 
+def cache_key(checksum: str, command: Sequence[str]) -> str:
+    """The cache directory's name for a package: its content plus how it is started.
+
+    The checksum alone is not enough: two versions with the same bytes but a
+    different entry point must never share (and break) one unpacked copy.
+    """
+    entry = hashlib.sha256(json.dumps(list(command)).encode()).hexdigest()[:16]
+    return f"{checksum}-{entry}"
+
+
 class PackageCache:
-    """Unpacked packages on a worker's disk, one directory per package checksum.
+    """Unpacked packages on a worker's disk, one directory per package content and entry point.
 
     ``program`` returns the unpacked bot, unpacking it first if needed from the
     bytes ``fetch`` returns (called only on a miss).  Worker processes share
@@ -408,12 +418,12 @@ class PackageCache:
         self.max_bytes = max_bytes
 
     def program(self, *, checksum: str, command: Sequence[str], fetch: Callable[[], tuple[bytes, str]]) -> BotProgram:
-        """The unpacked bot for ``checksum``; ``fetch`` gives (package bytes, filename) on a miss.
+        """The unpacked bot for ``checksum`` started by ``command``; ``fetch`` gives (bytes, filename) on a miss.
 
         Raises PackageUnavailableError when the bytes do not match the checksum
         or the package is invalid; OSError for a problem of this machine.
         """
-        dest = self.root / checksum
+        dest = self.root / cache_key(checksum, command)
         if dest.is_dir() and command:
             package_touch(dest)
             return BotProgram(directory=dest, command=tuple(command))

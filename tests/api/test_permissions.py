@@ -234,3 +234,101 @@ def test_permission(key: tuple[str, str], actor: str) -> None:
         assert_error(response, want)
     else:
         assert response.status_code == want, (response.status_code, response.content[:300])
+
+
+# Private bots: the walk again, over every route that reads, with the ids of a private bot,
+# its owner's tournament, a played match and a challenge.  No one but the owner and staff may
+# meet its name, on any route: not anonymous, not another user, not the owner of the public
+# bot it played against.
+SECRET = "zz-secret-bot"
+PAGES = (
+    "/",
+    "/games/",
+    "/games/gamesup/leaderboard/",
+    "/tournaments/{tournament}/",
+    "/tournaments/{tournament}/live/",
+    "/bots/{bot}/",
+    "/bots/{rival}/",
+    "/matches/{match}/",
+)
+QUERIES = (
+    "/api/matches/?bot={bot}",
+    "/api/matches/?tournament={tournament}",
+    "/api/matches/?bot={rival}",
+    "/api/bots/?owner={owner}",
+    "/api/ratings/?game=gamesup&pool=gamesup:target=21",
+    "/api/tournaments/?game=gamesup",
+)
+
+
+@dataclass
+class PrivateWorld:
+    world: World
+    third: Any  # the owner of the public bot the private one played
+    ids: dict[str, int]
+
+
+def _private_world(play: Any) -> PrivateWorld:
+    world = _world()
+    third = get_user_model().objects.get(username="third")
+    secret = bot_create(owner=world.owner, game_id="gamesup", name=SECRET, package=RANDOM_BOT, filename="r.py",
+                        visibility="private").bot  # fmt: skip
+    entrants = [secret.id, world.rival.id]
+    cup = tournament_create(
+        owner=world.owner, game_id="gamesup", name="secret cup", bot_ids=entrants, games_per_pairing=2
+    )
+    tournament_start(tournament=cup, user=world.owner)
+    match = Match.objects.filter(tournament=cup).order_by("index").first()
+    play(match, [1, 2])
+    challenge = challenge_create(challenger=world.owner, bot_id=secret.id, opponent_id=world.rival.id, games=1)
+    ids = {"bot": secret.id, "tournament": cup.id, "match": match.id, "challenge": challenge.id,
+           "rival": world.rival.id, "owner": world.owner.id, "schedule": world.schedule.id,
+           "version_test": world.version_test.id}  # fmt: skip
+    return PrivateWorld(world, third, ids)
+
+
+def _reads(ids: dict[str, int]) -> list[str]:
+    api = [template.format(**ids) for (name, method), (template, _, _) in sorted(TABLE.items()) if method == "get"]
+    return [*api, *(q.format(**ids) for q in QUERIES), *(p.format(**ids) for p in PAGES)]
+
+
+def _signed_in(user: Any) -> APIClient:
+    client = APIClient()
+    if user is not None:
+        client.force_login(user)  # pages and API alike (the session authenticates both)
+    return client
+
+
+@pytest.mark.parametrize("actor", ["anonymous", "other", "third"])
+def test_no_route_shows_a_private_bot_to_anyone_else(actor: str, play: Any) -> None:
+    private = _private_world(play)
+    user = {"anonymous": None, "other": private.world.other, "third": private.third}[actor]
+    client = _signed_in(user)
+    seen = []
+    for path in _reads(private.ids):
+        response = client.get(path)
+        assert response.status_code < 500, (path, response.status_code)
+        if SECRET in response.content.decode(errors="replace"):
+            seen.append(path)
+    assert seen == []
+
+
+@pytest.mark.parametrize("actor", ["owner", "staff"])
+def test_the_owner_and_staff_see_the_private_bot_and_its_tournament(actor: str, play: Any) -> None:
+    private = _private_world(play)
+    client = _signed_in(getattr(private.world, actor))
+    ids = private.ids
+    paths = ("/api/tournaments/{tournament}/", "/api/tournaments/{tournament}/standings/", "/api/matches/?bot={bot}",
+             "/api/matches/{match}/", "/tournaments/{tournament}/", "/bots/{bot}/")  # fmt: skip
+    for path in paths:
+        response = client.get(path.format(**ids))
+        assert response.status_code == 200 and SECRET in response.content.decode(), path
+
+
+def test_a_private_bot_enters_only_its_owners_tournaments(play: Any) -> None:
+    private = _private_world(play)
+    body = {"game": "gamesup", "participants": [private.ids["bot"], private.ids["rival"]]}
+    for intruder in (private.world.other, private.world.staff):
+        response = _signed_in(intruder).post("/api/tournaments/", body, format="json")
+        assert_error(response, 400)
+    assert _signed_in(private.world.owner).post("/api/tournaments/", body, format="json").status_code == 201

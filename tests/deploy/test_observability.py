@@ -108,7 +108,11 @@ def test_metrics_count_what_the_database_holds(
 ) -> None:
     game_sync()
     tournament = tournament_create(
-        owner=user, game_id="gamesup", name="m", bot_ids=[make_bot().id, make_bot().id], games_per_pairing=3
+        owner=user,
+        game_id="gamesup",
+        name="m",
+        bot_ids=[make_bot(owner="new").id, make_bot(owner="new").id],
+        games_per_pairing=3,
     )
     tournament_start(tournament=tournament, user=user)
     first, second, _third = Match.objects.filter(tournament=tournament).order_by("index")

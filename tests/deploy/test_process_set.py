@@ -130,7 +130,11 @@ def test_process_set_plays_a_round_robin(process_set: RunLocal) -> None:
     second = api.post_json("/api/auth/token/", {"username": "dora", "password": "dora-pass-phrase"})["token"]
     assert second != api.token  # every request issues a token of its own (only hashes are kept)
     random = api.upload_bot("gamesup", "random", "random_bot.py", random_bot())
+    # The opponent is another user's: games between one owner's bots are never rated.
+    dora = api.token
+    api.token = api.post_json("/api/users/", {"username": "eve", "password": "eve-pw-12"})["token"]
     greedy = api.upload_bot("gamesup", "greedy", "greedy.zip", greedy_zip())
+    api.token = dora
     tournament = api.post_json(
         "/api/tournaments/",
         {"game": "gamesup", "name": "deploy", "participants": [random["id"], greedy["id"]],

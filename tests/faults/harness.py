@@ -38,15 +38,17 @@ from tournaments.bots.services import bot_create
 from tournaments.games.services import game_sync
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 game_sync()
-user = get_user_model().objects.create_user(username="faults", password="x")
+# A user per bot: games between one owner's bots are never rated.
+owners = [get_user_model().objects.create_user(username=f"faults{{i}}", password="x") for i in range({bots})]
+user = owners[0]
 source = json.loads({source!r}).encode()
-bots = [bot_create(owner=user, game_id="gamesup", name=f"slow{{i}}", package=source + b"#" * i, filename="slow.py").bot
-        for i in range({bots})]
+bots = [bot_create(owner=owners[i], game_id="gamesup", name=f"slow{{i}}", package=source + b"#" * i,
+                   filename="slow.py").bot for i in range({bots})]
 t = tournament_create(owner=user, game_id="gamesup", name="faults", bot_ids=[b.id for b in bots],
                       options={{"max_plies": {plies}}}, format="{format}", games_per_pairing={games},
                       move_ms=3000, game_ms=30000, startup_ms=10000)
 t = tournament_start(tournament=t, user=user)
-print(json.dumps({{"id": t.id, "pool": t.rating_pool, "matches": t.matches.count()}}))
+print(json.dumps({{"id": t.id, "pool": t.rating_pool, "matches": t.planned}}))
 """
 
 

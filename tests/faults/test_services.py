@@ -32,7 +32,7 @@ from tournaments.ratings.rebuild import ratings_differences
 
 @pytest.fixture
 def round_robin(user: Any, make_bot: Any) -> Tournament:  # noqa: F811
-    bots = [make_bot() for _ in range(3)]
+    bots = [make_bot(owner="new") for _ in range(3)]
     tournament = tournament_create(
         owner=user, game_id="gamesup", name="t", bot_ids=[b.id for b in bots], games_per_pairing=2
     )

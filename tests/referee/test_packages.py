@@ -38,12 +38,13 @@ def tar_file(t: tarfile.TarFile, name: str, data: bytes, mode: int = 0o644) -> N
     t.addfile(info, io.BytesIO(data))
 
 
-def test_single_python_file(tmp_path: Path) -> None:
+def test_single_python_file_is_always_main_py(tmp_path: Path) -> None:
     info = inspect_package(MAIN, "my_bot.py")
-    assert (info.kind, info.command, info.files, info.unpacked_bytes) == ("python", ("python3", "my_bot.py"), 1, 15)
+    assert (info.kind, info.command, info.files, info.unpacked_bytes) == ("python", ("python3", "main.py"), 1, 15)
     program = unpack_package(MAIN, "my_bot.py", tmp_path / "b")
-    assert program.command == ("python3", "my_bot.py")
-    assert (program.directory / "my_bot.py").read_bytes() == MAIN
+    assert program.command == ("python3", "main.py")
+    assert [p.name for p in program.directory.iterdir()] == ["main.py"]
+    assert (program.directory / "main.py").read_bytes() == MAIN
 
 
 def test_odd_python_file_name_becomes_main(tmp_path: Path) -> None:
@@ -210,11 +211,11 @@ def test_concurrent_unpack_loses_cleanly(tmp_path: Path, monkeypatch: pytest.Mon
 
     def racing_rename(src: str, dst: str) -> None:
         monkeypatch.setattr(os, "rename", real_rename)
-        unpack_package(MAIN, "other.py", dest)  # another worker wins the race
+        unpack_package(b"print('other')\n", "other.py", dest)  # another worker wins the race
         real_rename(src, dst)
 
     monkeypatch.setattr(os, "rename", racing_rename)
     with pytest.raises(FileExistsError):
         unpack_package(MAIN, "a.py", dest)
     monkeypatch.undo()
-    assert [p.name for p in tmp_path.iterdir()] == ["b"] and (dest / "other.py").exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["b"] and (dest / "main.py").read_bytes() == b"print('other')\n"

@@ -47,7 +47,10 @@ from tournaments.games.services import game_sync
 game_sync()
 user = get_user_model().objects.create_user(username="org", password="x", is_staff=True)
 code = open("bots/random_bot.py", "rb").read()
-bots = [bot_create(owner=user, game_id="gamesup", name=f"b{i}", package=code, filename="r.py").bot for i in range(3)]
+# A user per bot (org owns the first): games between one owner's bots are never rated.
+owners = [user, *(get_user_model().objects.create_user(username=f"owner{i}", password="x") for i in (1, 2))]
+bots = [bot_create(owner=owners[i], game_id="gamesup", name=f"b{i}", package=code, filename="r.py").bot
+        for i in range(3)]
 """
 
 SCHEDULED = (

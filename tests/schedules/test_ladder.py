@@ -87,6 +87,18 @@ def test_opponents_are_near_in_rating_and_rematches_are_avoided() -> None:
     assert first_pick_rematch == 0
 
 
+def test_one_owners_bots_are_not_paired_while_anyone_else_can_play() -> None:
+    rng = random.Random(7)
+    # Owner 1 has five bots, owner 2 one: every game must be owner 2's bot against one of owner 1's.
+    cands = [LadderCandidate(version_id=i, elo=1500.0, owner=1) for i in range(5)]
+    cands.append(LadderCandidate(version_id=99, elo=1500.0, owner=2))
+    for _ in range(200):
+        lineup = ladder_pick(candidates=cands, teams=2, rng=rng)
+        assert lineup is not None and 99 in lineup, lineup
+    only_one_owner = [LadderCandidate(version_id=i, elo=1500.0, owner=1) for i in range(2)]
+    assert sorted(ladder_pick(candidates=only_one_owner, teams=2, rng=rng) or []) == [0, 1]  # still a game
+
+
 def test_too_few_bots_means_no_match() -> None:
     rng = random.Random(1)
     assert ladder_pick(candidates=[LadderCandidate(version_id=1, elo=1500.0)], teams=2, rng=rng) is None
@@ -106,7 +118,7 @@ def _finish_all_queued(play: Any) -> None:
 @pytest.mark.django_db
 @pytest.mark.usefixtures("games")
 def test_top_up_in_the_database(user: Any, make_bot: Any, play: Any) -> None:
-    bots = [make_bot() for _ in range(5)]
+    bots = [make_bot(owner="new") for _ in range(5)]
     ladder = ladder_save(ladder=Ladder(game_id="gamesup", seats=2, queued_target=3, move_ms=500))
     pool = get_engine("gamesup").rating_pool({}, 2)
     assert ladder.pool == pool  # the same pool as a default gamesup tournament
@@ -144,7 +156,9 @@ def test_top_up_in_the_database(user: Any, make_bot: Any, play: Any) -> None:
 
     # A new version gets the very next games.
     _finish_all_queued(play)
-    fresh = bot_version_create(bot=bots[0], user=user, package=RANDOM_BOT + b"# v2\n", filename="random_bot.py")
+    fresh = bot_version_create(
+        bot=bots[0], user=bots[0].owner, package=RANDOM_BOT + b"# v2\n", filename="random_bot.py"
+    )
     created = ladders_top_up(rng=random.Random(99))
     assert len(created) == 3
     for match_id in created:

@@ -42,10 +42,17 @@ def staff() -> Any:
 
 @pytest.fixture
 def make_bot(user: Any) -> Callable[..., Bot]:
+    """Bots of ``user`` by default; ``owner="new"`` gives each its own new owner.
+
+    Games between one owner's bots are never rated, so tests of ratings give
+    their bots different owners.
+    """
     counter = {"n": 0}
 
     def make(owner: Any = None, game: str = "gamesup", name: str | None = None, visibility: str = "public") -> Bot:
         counter["n"] += 1
+        if owner == "new":
+            owner = get_user_model().objects.create_user(username=f"owner{counter['n']}", password="owner-pw")
         return bot_create(
             owner=owner or user,
             game_id=game,

@@ -52,7 +52,10 @@ def test_round_robin_end_to_end(service: Api) -> None:
     service.token = token
 
     random = service.upload_bot(GAME, "random", "random_bot.py", random_bot())
+    # The opponent is another user's: games between one owner's bots are never rated.
+    service.token = service.post_json("/api/users/", {"username": "gus", "password": "gus-pw-12"})["token"]
     greedy = service.upload_bot(GAME, "greedy", "greedy.zip", greedy_zip())
+    service.token = token
     tournament = service.post_json(
         "/api/tournaments/",
         {
@@ -79,8 +82,10 @@ def test_round_robin_end_to_end(service: Api) -> None:
     assert all(m["result_reason"] for m in matches)
     details = [service.get(f"/api/matches/{m['id']}/") for m in matches]
     assert all(d["moves"] for d in details)
-    # Both bots are erin's, so she reads their stderr; every seat played cleanly in the sandbox.
-    assert all("stderr" in p and p["status"] in ("ok", "timeout") for d in details for p in d["players"])
+    # Erin reads her own bot's stderr only; every seat played cleanly in the sandbox.
+    players = [p for d in details for p in d["players"]]
+    assert all(("stderr" in p) == (p["bot"] == random["id"]) for p in players)
+    assert all(p["status"] in ("ok", "timeout") for p in players)
 
     expected = _elo_by_hand(matches)
     pool = tournament["rating_pool"]
@@ -133,12 +138,16 @@ def _elo_by_hand_teams(matches: list[dict[str, Any]]) -> dict[int, tuple[float, 
 
 def test_team_round_robins_end_to_end(service: Api) -> None:
     """Sequence for three players, and two teams of two where each bot fills both seats of its team."""
-    service.token = service.post_json("/api/users/", {"username": "fay", "password": "fay-pass-phrase"})["token"]
-    bots = [
-        service.upload_bot("sequence", "random", "random_bot.py", random_bot()),
-        service.upload_bot("sequence", "greedy", "greedy.zip", greedy_zip()),
-        service.upload_bot("sequence", "random-b", "random_b.py", random_bot() + b"\n"),
-    ]
+    # Each bot of its own owner, so that every game is rated; the last one organises.
+    bots = []
+    for owner, (name, filename, data) in zip(
+        ("fay", "gil", "hal"),
+        (("random", "random_bot.py", random_bot()), ("greedy", "greedy.zip", greedy_zip()),
+         ("random-b", "random_b.py", random_bot() + b"\n")),
+        strict=True,
+    ):  # fmt: skip
+        service.token = service.post_json("/api/users/", {"username": owner, "password": f"{owner}-pass-phrase"})["token"]
+        bots.append(service.upload_bot("sequence", name, filename, data))
     common = {"game": "sequence", "move_ms": 2000, "game_ms": 60000, "startup_ms": 10000, "start": True}
     three = service.post_json(
         "/api/tournaments/",

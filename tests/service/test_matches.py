@@ -37,7 +37,7 @@ def _tournament(user: Any, bots: list, **kwargs: Any) -> Tournament:
 
 @pytest.fixture
 def duel(user: Any, make_bot: Any) -> Tournament:
-    return _tournament(user, [make_bot(), make_bot()], games_per_pairing=2)
+    return _tournament(user, [make_bot(owner="new"), make_bot(owner="new")], games_per_pairing=2)
 
 
 def test_claim_is_a_conditional_update(duel: Tournament) -> None:
@@ -160,7 +160,7 @@ def test_live_elo_two_seats_by_hand(duel: Tournament, play: Any) -> None:
 
 
 def test_live_elo_teams_count_a_version_once(user: Any, make_bot: Any, play: Any) -> None:
-    bots = [make_bot(game="sequence"), make_bot(game="sequence")]
+    bots = [make_bot(owner="new", game="sequence"), make_bot(owner="new", game="sequence")]
     tournament = _tournament(user, bots, game_id="sequence", seats=4, options={"teams": 2}, games_per_pairing=1)
     match = tournament.matches.get()
     winner = match.match_seats.get(seat=0).bot_version_id
@@ -194,7 +194,9 @@ def test_new_version_starts_from_previous_rating(duel: Tournament, user: Any, pl
     match = duel.matches.order_by("index").first()
     seat0 = match.match_seats.get(seat=0).bot_version
     play(match, [1, 2])
-    v2 = bot_version_create(bot=seat0.bot, user=user, package=RANDOM_BOT + b"\n# v2\n", filename="random_bot.py")
+    v2 = bot_version_create(
+        bot=seat0.bot, user=seat0.bot.owner, package=RANDOM_BOT + b"\n# v2\n", filename="random_bot.py"
+    )
     other = match.match_seats.get(seat=1).bot_version.bot
     rematch = _tournament(user, [seat0.bot, other], games_per_pairing=1)
     game = rematch.matches.get()
@@ -206,7 +208,7 @@ def test_new_version_starts_from_previous_rating(duel: Tournament, user: Any, pl
 
 
 def test_rebuild_gives_the_live_numbers(user: Any, make_bot: Any, play: Any) -> None:
-    bots = [make_bot() for _ in range(4)]
+    bots = [make_bot(owner="new") for _ in range(4)]
     tournament = _tournament(user, bots, games_per_pairing=2)
     for i, match in enumerate(tournament.matches.order_by("index")):
         ranks = [[1, 2], [2, 1], [1, 1]][i % 3]

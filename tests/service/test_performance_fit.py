@@ -46,7 +46,7 @@ def _play_all(tournament: Tournament, play: Any, strongest: int, limit: int | No
 
 
 def test_standings_api_carries_the_fit(user: Any, make_bot: Any, play: Any, sent: list) -> None:
-    bots = [make_bot() for _ in range(4)]
+    bots = [make_bot(owner="new") for _ in range(4)]
     tournament = _tournament(user, bots, games_per_pairing=2)
     strongest = bots[0].versions.get().id
     _play_all(tournament, play, strongest)
@@ -63,7 +63,7 @@ def test_standings_api_carries_the_fit(user: Any, make_bot: Any, play: Any, sent
 
 
 def test_refresh_stores_a_table_the_selector_uses_while_fresh(user: Any, make_bot: Any, play: Any, sent: list) -> None:
-    bots = [make_bot() for _ in range(3)]
+    bots = [make_bot(owner="new") for _ in range(3)]
     tournament = _tournament(user, bots, games_per_pairing=2)
     strongest = bots[0].versions.get().id
     total = tournament.matches.count()
@@ -88,8 +88,8 @@ def test_refresh_stores_a_table_the_selector_uses_while_fresh(user: Any, make_bo
 
 
 def test_requests_are_debounced_per_tournament(user: Any, make_bot: Any, sent: list) -> None:
-    one = _tournament(user, [make_bot() for _ in range(2)])
-    two = _tournament(user, [make_bot() for _ in range(2)])
+    one = _tournament(user, [make_bot(owner="new") for _ in range(2)])
+    two = _tournament(user, [make_bot(owner="new") for _ in range(2)])
     now = timezone.now()
     assert service.performance_request_refit(tournament_id=one.id, now=now)
     assert not service.performance_request_refit(tournament_id=one.id, now=now + timedelta(seconds=10))
@@ -103,7 +103,7 @@ def test_requests_are_debounced_per_tournament(user: Any, make_bot: Any, sent: l
 
 
 def test_finished_match_hook(user: Any, make_bot: Any, play: Any, sent: list) -> None:
-    tournament = _tournament(user, [make_bot() for _ in range(2)])
+    tournament = _tournament(user, [make_bot(owner="new") for _ in range(2)])
     match = tournament.matches.order_by("index").first()
     play(match, [1, 2])
     assert service.performance_request_refit(tournament_id=match.tournament_id)
@@ -112,7 +112,7 @@ def test_finished_match_hook(user: Any, make_bot: Any, play: Any, sent: list) ->
 
 
 def test_three_player_sequence_table(user: Any, make_bot: Any, play: Any, sent: list) -> None:
-    bots = [make_bot(game="sequence") for _ in range(4)]
+    bots = [make_bot(owner="new", game="sequence") for _ in range(4)]
     tournament = _tournament(user, bots, game_id="sequence", seats=3, options={}, games_per_pairing=1)
     strongest = bots[0].versions.get().id
     _play_all(tournament, play, strongest)
@@ -126,7 +126,7 @@ def test_large_field_serves_the_stale_table_marked(
     user: Any, make_bot: Any, play: Any, sent: list, settings: Any
 ) -> None:
     settings.ARBITER_PERFORMANCE_LIVE_MAX_PLAYERS = 2  # make three bots count as "large"
-    bots = [make_bot() for _ in range(3)]
+    bots = [make_bot(owner="new") for _ in range(3)]
     tournament = _tournament(user, bots, games_per_pairing=2)
     strongest = bots[0].versions.get().id
     total = tournament.matches.count()
@@ -153,7 +153,7 @@ def test_large_field_serves_the_stale_table_marked(
 def test_the_los_matrix_covers_every_pair_and_agrees_with_itself(user: Any, make_bot: Any, play: Any) -> None:
     from tournaments.competitions.selectors.standings import tournament_los, tournament_standings
 
-    bots = [make_bot() for _ in range(3)]
+    bots = [make_bot(owner="new") for _ in range(3)]
     tournament = _tournament(user, bots, games_per_pairing=2)
     strongest = bots[0].versions.get().id
     _play_all(tournament, play, strongest, limit=tournament.matches.count())

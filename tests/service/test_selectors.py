@@ -21,7 +21,7 @@ def _tournament(user: Any, bots: list, **kwargs: Any) -> Tournament:
 
 
 def test_standings_by_hand(user: Any, make_bot: Any, play: Any) -> None:
-    a, b, c = (make_bot(name=n) for n in "abc")
+    a, b, c = (make_bot(owner="new", name=n) for n in "abc")
     tournament = _tournament(user, [a, b, c], games_per_pairing=1)
     version = {bot.name: bot.versions.get().id for bot in (a, b, c)}
     for match in tournament.matches.order_by("index"):
@@ -76,7 +76,7 @@ def test_query_count_is_constant(user: Any, make_bot: Any, play: Any, seats: int
 
 
 def test_standings_carry_performance(user: Any, make_bot: Any, play: Any) -> None:
-    bots = [make_bot() for _ in range(3)]
+    bots = [make_bot(owner="new") for _ in range(3)]
     tournament = _tournament(user, bots, games_per_pairing=2)
     strongest = bots[0].versions.get().id
     for match in tournament.matches.order_by("index"):

@@ -24,7 +24,7 @@ needs_sandbox = pytest.mark.skipif(
 
 @pytest.fixture
 def duel(user: Any, make_bot: Any) -> Tournament:
-    bots = [make_bot(), make_bot()]
+    bots = [make_bot(owner="new"), make_bot(owner="new")]
     tournament = tournament_create(
         owner=user,
         game_id="gamesup",

@@ -35,6 +35,19 @@ def bot_list(
     return bots.order_by("game_id", "name", "id")
 
 
+def bots_private_to_others(*, user: Any, path: str) -> Q:
+    """Rows whose bot (reached through ``path``, e.g. ``bot_version__bot``) is private and not the user's.
+
+    Staff see every bot: for them the condition matches nothing.
+    """
+    if getattr(user, "is_staff", False):
+        return Q(pk__in=[])
+    hidden = Q(**{f"{path}__visibility": Bot.Visibility.PRIVATE})
+    if user is not None and user.is_authenticated:
+        hidden &= ~Q(**{f"{path}__owner_id": user.id})
+    return hidden
+
+
 def bot_get(*, user: Any, bot_id: int) -> Bot | None:
     """The bot if the user may see it."""
     return bot_list(user=user).filter(id=bot_id).first()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -101,12 +102,30 @@ def bot_version_create(*, bot: Bot, user: Any, package: bytes, filename: str, no
         return _version_create(bot=locked, number=last + 1, package=package, filename=filename, info=info, notes=notes)
 
 
+# Called with a bot that was just deactivated or made private, inside that change's
+# transaction: the competitions above this app cancel what it may no longer play.
+_WITHDRAWAL_HOOKS: list[Callable[[Bot], None]] = []
+
+
+def bot_withdrawal_register(hook: Callable[[Bot], None]) -> None:
+    """Have ``hook(bot)`` called whenever a bot is deactivated or made private (from an app's ``ready``)."""
+    if hook not in _WITHDRAWAL_HOOKS:
+        _WITHDRAWAL_HOOKS.append(hook)
+
+
+def _withdrawn(bot: Bot) -> None:
+    for hook in _WITHDRAWAL_HOOKS:
+        hook(bot)
+
+
 def bot_deactivate(*, bot: Bot, user: Any) -> Bot:
-    """Withdraw a bot from new tournaments; its history stays."""
+    """Withdraw a bot from new tournaments and cancel its unplayed tournament matches; its history stays."""
     if bot.owner_id != user.id and not user.is_staff:
         raise ForbiddenError("Only the bot's owner can deactivate it.")
-    Bot.objects.filter(pk=bot.pk).update(active=False)
-    bot.active = False
+    with transaction.atomic():
+        Bot.objects.filter(pk=bot.pk).update(active=False)
+        bot.active = False
+        _withdrawn(bot)
     return bot
 
 
@@ -124,7 +143,11 @@ def bot_update(*, bot: Bot, user: Any, visibility: str | None = None, descriptio
         bot.description = description
         fields.append("description")
     if fields:
-        bot.save(update_fields=fields)
+        with transaction.atomic():
+            was_public = Bot.objects.select_for_update().filter(pk=bot.pk, visibility=Bot.Visibility.PUBLIC).exists()
+            bot.save(update_fields=fields)
+            if was_public and bot.visibility == Bot.Visibility.PRIVATE:
+                _withdrawn(bot)
     return bot
 
 

@@ -13,7 +13,8 @@ class CompetitionsConfig(AppConfig):
     def ready(self) -> None:
         # What each kind of match does when one ends (the order is documented in
         # tournaments/matches/life.py).  Imported here: services need the app registry.
-        from tournaments.competitions.services import ladders, performance, tournaments, version_tests
+        from tournaments.bots.services import bot_withdrawal_register
+        from tournaments.competitions.services import ladders, performance, tournaments, version_tests, withdrawals
         from tournaments.matches.life import KindHooks, match_kind_register
         from tournaments.matches.models import Match
 
@@ -28,3 +29,4 @@ class CompetitionsConfig(AppConfig):
         match_kind_register(Match.Kind.VERSION_TEST, KindHooks(ended=version_tests.version_test_match_ended))
         match_kind_register(Match.Kind.LADDER, KindHooks(committed=ladders.ladder_match_ended))
         match_kind_register(Match.Kind.CHALLENGE, KindHooks())
+        bot_withdrawal_register(withdrawals.tournament_bot_withdrawn)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import math
 
 
 def circle_rounds(count: int) -> list[list[tuple[int, int]]]:
@@ -39,6 +40,13 @@ def groups_in_order(count: int, teams: int) -> list[tuple[int, ...]]:
     if teams == 2:
         return [pair for round_ in circle_rounds(count) for pair in round_]
     return list(itertools.combinations(range(count), teams))
+
+
+def round_robin_size(*, participants: int, teams: int, games_per_group: int, legs: int = 1) -> int:
+    """How many games :func:`round_robin_plan` gives, without making the plan."""
+    if participants < teams:
+        return 0
+    return math.comb(participants, teams) * games_per_group * legs
 
 
 def round_robin_plan(*, participants: int, teams: int, games_per_group: int, legs: int = 1) -> list[tuple[int, ...]]:

@@ -21,6 +21,25 @@ def performance_refit(tournament_id: int) -> int:
 
 
 @app.task(ignore_result=True)
+def tournament_fill(tournament_id: int) -> int:
+    """Insert a big round robin's matches in batches; returns how many were inserted."""
+    from tournaments.competitions.services.filling import tournament_matches_fill
+
+    return tournament_matches_fill(tournament_id=tournament_id)
+
+
+@app.task(ignore_result=True)
+def tournaments_fill_unfilled() -> int:
+    """Send the fill again for every running tournament short of its plan (scheduled by beat)."""
+    from tournaments.competitions.services.filling import tournaments_unfilled
+
+    ids = tournaments_unfilled()
+    for tournament_id in ids:
+        tournament_fill.apply_async(args=(tournament_id,), queue=settings.ARBITER_BEAT_QUEUE)
+    return len(ids)
+
+
+@app.task(ignore_result=True)
 def tournaments_start_due() -> int:
     """Start the draft tournaments whose start time has come (scheduled by beat)."""
     from tournaments.competitions.services.schedules import tournaments_start_due as start_due
@@ -48,6 +67,7 @@ def ladders_top_up() -> int:
 # and expire after one interval so a stopped worker finds no backlog.
 for _task, _every in (
     (tournaments_start_due, settings.ARBITER_SCHEDULE_POLL_S),
+    (tournaments_fill_unfilled, settings.ARBITER_SCHEDULE_POLL_S),
     (schedules_run_due, settings.ARBITER_SCHEDULE_POLL_S),
     (ladders_top_up, settings.ARBITER_LADDER_POLL_S),
 ):

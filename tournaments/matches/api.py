@@ -149,7 +149,7 @@ class MatchListApi(GenericAPIView):
     serializer_class = MatchSerializer
 
     def get_queryset(self) -> Any:
-        return match_list().annotate(challenge_id=F("challenge_link__challenge_id"))
+        return match_list(user=user_of(self.request)).annotate(challenge_id=F("challenge_link__challenge_id"))
 
     @extend_schema(
         summary="List matches",
@@ -165,5 +165,5 @@ class MatchListApi(GenericAPIView):
 class MatchDetailApi(APIView):
     @extend_schema(summary="A match with its move log", responses={200: MatchDetailSerializer})
     def get(self, request: Request, match_id: int) -> Response:
-        match = found(match_get(match_id=match_id), "match")
+        match = found(match_get(user=user_of(request), match_id=match_id), "match")
         return Response(match_body(match, user=user_of(request), detail=True))

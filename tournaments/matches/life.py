@@ -46,6 +46,7 @@ from django.db import transaction
 from django.db.models import F
 
 from engines import get_engine
+from tournaments.bots.models import BotVersion
 from tournaments.dbclock import db_clock, db_now
 from tournaments.matches.marks import RERUN_PREFIX, WORKER, recovery_mark
 from tournaments.matches.models import Match, MatchSeat
@@ -101,6 +102,7 @@ def matches_create(*, config: MatchConfig, lineups: Sequence[Lineup]) -> list[Ma
     Every kind of match (round robin, ladder, challenge, version test) is made here.
     """
     engine_version = get_engine(config.game_id).version
+    shared = _lineups_sharing_an_owner(lineups) if config.rated else set()
     matches = [
         Match(
             kind=config.kind,
@@ -114,12 +116,12 @@ def matches_create(*, config: MatchConfig, lineups: Sequence[Lineup]) -> list[Ma
             seats=config.seats,
             seed=lineup.seed,
             rating_pool=config.rating_pool,
-            rated=config.rated,
+            rated=config.rated and position not in shared,
             move_ms=config.clock.move_ms,
             game_ms=config.clock.game_ms,
             startup_ms=config.clock.startup_ms,
         )
-        for lineup in lineups
+        for position, lineup in enumerate(lineups)
     ]
     Match.objects.bulk_create(matches, batch_size=BATCH_SIZE)
     seats = [
@@ -130,6 +132,21 @@ def matches_create(*, config: MatchConfig, lineups: Sequence[Lineup]) -> list[Ma
     ]
     MatchSeat.objects.bulk_create(seats, batch_size=BATCH_SIZE)
     return matches
+
+
+def _lineups_sharing_an_owner(lineups: Sequence[Lineup]) -> set[int]:
+    """Positions of the lineups in which one owner has bots on two teams: those games are never rated.
+
+    An owner whose bots meet could hand one of them the points (a copy of a good bot
+    beating the owner's own crashing bot), so such games count for the tournament only.
+    """
+    versions = {v for lineup in lineups for v in lineup.versions}
+    owner_of = dict(BotVersion.objects.filter(id__in=versions).values_list("id", "bot__owner_id"))
+    return {
+        position
+        for position, lineup in enumerate(lineups)
+        if len({owner_of[v] for v in set(lineup.versions)}) < len(set(lineup.versions))
+    }
 
 
 def match_time_limit_s(*, seats: int, clock: Clock) -> int:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from django.db.models import Prefetch, QuerySet
+from typing import Any
 
+from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
+
+from tournaments.bots.selectors import bots_private_to_others
 from tournaments.matches.models import Match, MatchSeat
 from workers.match import BotRef, MatchSpec
 
@@ -13,18 +16,42 @@ def match_commands(*, match_id: int) -> list[list[str]]:
     return [list(c) for c in MatchSeat.objects.filter(match_id=match_id).values_list("bot_version__command", flat=True)]
 
 
+def matches_visible(*, user: Any) -> QuerySet[Match]:
+    """Matches the user may see: none with another owner's private bot, unless the user organised it.
+
+    Staff see every match.  A private bot plays only in its owner's competitions,
+    so this hides nothing anyone else could rightly look at.
+    """
+    matches = Match.objects.all()
+    if getattr(user, "is_staff", False):
+        return matches
+    hidden = Exists(
+        MatchSeat.objects.filter(match_id=OuterRef("pk")).filter(
+            bots_private_to_others(user=user, path="bot_version__bot")
+        )
+    )
+    if user is not None and user.is_authenticated:
+        return matches.filter(Q(owner_id=user.id) | ~hidden)
+    return matches.filter(~hidden)
+
+
 def match_list(
     *,
+    user: Any,
     tournament_id: int | None = None,
     bot_id: int | None = None,
     status: str | None = None,
     by_finish: bool = False,
 ) -> QuerySet[Match]:
-    """Matches, newest first; ``by_finish`` orders them as they finished (the order ratings moved in)."""
-    matches = Match.objects.defer("moves").prefetch_related(
-        Prefetch(
-            "match_seats",
-            queryset=MatchSeat.objects.select_related("bot_version__bot").defer("stderr", "bot_version__package"),
+    """Matches the user may see, newest first; ``by_finish``: in the order they finished (as ratings moved)."""
+    matches = (
+        matches_visible(user=user)
+        .defer("moves")
+        .prefetch_related(
+            Prefetch(
+                "match_seats",
+                queryset=MatchSeat.objects.select_related("bot_version__bot").defer("stderr", "bot_version__package"),
+            )
         )
     )
     if tournament_id is not None:
@@ -36,9 +63,11 @@ def match_list(
     return matches.order_by("finished_at", "id") if by_finish else matches.order_by("-id")
 
 
-def match_get(*, match_id: int) -> Match | None:
+def match_get(*, user: Any, match_id: int) -> Match | None:
+    """The match with its seats and rating changes, if the user may see it."""
     return (
-        Match.objects.prefetch_related(
+        matches_visible(user=user)
+        .prefetch_related(
             Prefetch(
                 "match_seats",
                 queryset=MatchSeat.objects.select_related("bot_version__bot__owner").defer("bot_version__package"),

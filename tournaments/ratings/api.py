@@ -18,7 +18,7 @@ from tournaments.api.pagination import Pagination
 from tournaments.errors import ServiceError
 from tournaments.games.selectors import game_default_pool, game_list
 from tournaments.ratings.models import Rating
-from tournaments.ratings.selectors import leaderboard, rating_error_bar
+from tournaments.ratings.selectors import leaderboard, rating_error_bar, rating_is_provisional
 
 
 class RatingNumbersSerializer(serializers.Serializer):
@@ -33,7 +33,10 @@ class RatingNumbersSerializer(serializers.Serializer):
 
 
 class LeaderboardRowSerializer(RatingNumbersSerializer):
-    place = serializers.IntegerField()
+    place = serializers.IntegerField(allow_null=True, help_text="Rank among the ranked bots; null while provisional.")
+    provisional = serializers.BooleanField(
+        help_text="Too few rated games, or too few other owners met, to be ranked yet (listed after the ranked)."
+    )
     bot = serializers.IntegerField()
     bot_name = serializers.CharField()
     owner = serializers.CharField()
@@ -90,7 +93,8 @@ class LeaderboardApi(GenericAPIView):
             bar = rating_error_bar(r)
             rows.append(
                 {
-                    "place": start + i,
+                    "place": None if rating_is_provisional(r) else start + i,
+                    "provisional": rating_is_provisional(r),
                     "bot": r.bot_version.bot_id,
                     "bot_name": r.bot_version.bot.name,
                     "owner": r.bot_version.bot.owner.username,

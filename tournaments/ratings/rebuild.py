@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import ProtectedError
 
@@ -37,6 +38,8 @@ CHUNK = 2000
 # The live and rebuilt Elo come from the same float operations in the same order,
 # so they agree to the last bit; the tolerance only forgives a database that rounds.
 ELO_TOLERANCE = 1e-6
+# What is compared and written per rating: elo, games, wins, draws, losses, opponent owners.
+Numbers = tuple[float, int, int, int, int, int]
 
 
 @dataclass(frozen=True)
@@ -58,11 +61,13 @@ class ReplayedRating:
     wins: int = 0
     draws: int = 0
     losses: int = 0
+    # Other owners met so far, collected only while fewer than the minimum (as the live path counts).
+    owners: set[int] = field(default_factory=set)
     # (match id, before, after, delta, k), in the order applied.
     changes: list[tuple[int, float, float, float, float]] = field(default_factory=list)
 
-    def numbers(self) -> tuple[float, int, int, int, int]:
-        return (self.elo, self.games, self.wins, self.draws, self.losses)
+    def numbers(self) -> Numbers:
+        return (self.elo, self.games, self.wins, self.draws, self.losses, len(self.owners))
 
 
 @dataclass
@@ -77,8 +82,8 @@ class RatingDifference:
 
     pool: str
     bot_version_id: int
-    live: tuple[float, int, int, int, int] | None
-    rebuilt: tuple[float, int, int, int, int] | None
+    live: Numbers | None
+    rebuilt: Numbers | None
 
 
 @contextmanager
@@ -109,6 +114,8 @@ def ratings_replay(*, pool: str | None = None) -> Replay:
     # Per (pool, bot): [(version number, version id)] of versions rated so far.
     rated_versions: dict[tuple[str, int], list[tuple[int, int]]] = defaultdict(list)
     versions: dict[int, tuple[int, int]] = {}  # version id -> (bot id, number)
+    owner_of: dict[int, int] = {}  # version id -> its bot's owner id
+    min_owners = settings.ARBITER_RATING_MIN_OWNERS
     replayed = 0
     for chunk in _chunks(order):
         seats: dict[int, list[_Seat]] = defaultdict(list)
@@ -118,8 +125,11 @@ def ratings_replay(*, pool: str | None = None) -> Replay:
         for match_id, seat, team, rank, version_id in rows:
             seats[match_id].append(_Seat(seat=seat, team=team, rank=rank, bot_version_id=version_id))
         missing = {s.bot_version_id for group in seats.values() for s in group} - versions.keys()
-        for vid, bot_id, number in BotVersion.objects.filter(id__in=missing).values_list("id", "bot_id", "number"):
+        for vid, bot_id, number, owner_id in BotVersion.objects.filter(id__in=missing).values_list(
+            "id", "bot_id", "number", "bot__owner_id"
+        ):
             versions[vid] = (bot_id, number)
+            owner_of[vid] = owner_id
         for match_id, match_pool in chunk:
             lineup = match_teams(seats[match_id])
             if lineup is None:
@@ -146,11 +156,15 @@ def ratings_replay(*, pool: str | None = None) -> Replay:
                 rating = book[(match_pool, change.member)]
                 rating_tally(rating, change)
                 rating.changes.append((match_id, change.before, change.after, change.delta, change.k))
+                if len(rating.owners) < min_owners:
+                    own = owner_of[change.member]
+                    rating.owners.update(owner_of[s.bot_version_id] for s in seats[match_id])
+                    rating.owners.discard(own)
             replayed += 1
     return Replay(ratings=book, matches=replayed)
 
 
-def _differ(live: tuple[float, int, int, int, int], rebuilt: tuple[float, int, int, int, int]) -> bool:
+def _differ(live: Numbers, rebuilt: Numbers) -> bool:
     return abs(live[0] - rebuilt[0]) > ELO_TOLERANCE or live[1:] != rebuilt[1:]
 
 
@@ -160,9 +174,9 @@ def ratings_differences(*, pool: str | None = None) -> tuple[list[RatingDifferen
         replay = ratings_replay(pool=pool)
         live_rows = Rating.objects.all() if pool is None else Rating.objects.filter(pool=pool)
         live = {
-            (p, v): (elo, games, wins, draws, losses)
-            for p, v, elo, games, wins, draws, losses in live_rows.values_list(
-                "pool", "bot_version_id", "elo", "games", "wins", "draws", "losses"
+            (p, v): (elo, games, wins, draws, losses, owners)
+            for p, v, elo, games, wins, draws, losses, owners in live_rows.values_list(
+                "pool", "bot_version_id", "elo", "games", "wins", "draws", "losses", "opponent_owners"
             )
         }
     differences = []
@@ -200,7 +214,9 @@ def ratings_rebuild_apply(*, pool: str | None = None) -> RebuildResult:
             if rating is None:
                 rating = Rating(pool=key[0], bot_version_id=key[1])
                 live[key] = rating
-            rating.elo, rating.games, rating.wins, rating.draws, rating.losses = rebuilt.numbers()
+            (rating.elo, rating.games, rating.wins, rating.draws, rating.losses, rating.opponent_owners) = (
+                rebuilt.numbers()
+            )
             rating.save()
         for key in live.keys() - replay.ratings.keys():
             # Counted live but not by the history: nothing of it stands.
@@ -210,6 +226,7 @@ def ratings_rebuild_apply(*, pool: str | None = None) -> RebuildResult:
                 rating.delete()
             except ProtectedError:
                 rating.elo, rating.games, rating.wins, rating.draws, rating.losses = config.start, 0, 0, 0, 0
+                rating.opponent_owners = 0
                 rating.save()
         rating_ids = {key: r.id for key, r in live.items()}
         existing = {

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Exists, Max, OuterRef, Q, QuerySet, Subquery
+from django.conf import settings
+from django.db.models import BooleanField, Case, Exists, Max, OuterRef, Q, QuerySet, Subquery, Value, When
 
 from tournaments.bots.models import Bot, BotVersion, BotVersionRetirement
 from tournaments.ratings.models import PoolFitEntry, Rating, RatingChange
@@ -17,7 +18,10 @@ def leaderboard(*, game_id: str, pool: str, user: Any = None) -> QuerySet[Rating
     The latest version is the one shown; older versions keep their rows for history.
     Each rating carries ``fit_stderr``: its standard error (Elo) in the pool's last
     whole-history fit, None before the first fit that saw one of its games
-    (:func:`rating_error_bar` turns it into an interval).
+    (:func:`rating_error_bar` turns it into an interval), and ``provisional``: True
+    until it has ARBITER_RATING_MIN_GAMES rated games against bots of at least
+    ARBITER_RATING_MIN_OWNERS other owners.  Ranked ratings come first, best
+    first; provisional ones follow, unranked.
     """
     # Retired versions (models_challenges.BotVersionRetirement) no longer stand for their bot.
     # "Not retired, and no newer version that is not retired" as an anti-join: PostgreSQL then
@@ -47,7 +51,24 @@ def leaderboard(*, game_id: str, pool: str, user: Any = None) -> QuerySet[Rating
         if user is not None and user.is_authenticated:
             visible |= Q(bot_version__bot__owner_id=user.id)
         ratings = ratings.filter(visible)
-    return ratings.order_by("-elo", "bot_version_id")
+    return ratings.annotate(provisional=rating_provisional()).order_by("provisional", "-elo", "bot_version_id")
+
+
+def rating_provisional() -> Case:
+    """An expression: is a rating still too little tested (or tested only by its owner's bots) to rank?"""
+    return Case(
+        When(
+            Q(games__lt=settings.ARBITER_RATING_MIN_GAMES) | Q(opponent_owners__lt=settings.ARBITER_RATING_MIN_OWNERS),
+            then=Value(True),
+        ),
+        default=Value(False),
+        output_field=BooleanField(),
+    )
+
+
+def rating_is_provisional(rating: Rating) -> bool:
+    """Whether a leaderboard rating (from :func:`leaderboard`) is still provisional."""
+    return bool(getattr(rating, "provisional", True))
 
 
 def rating_error_bar(rating: Rating) -> ErrorBar | None:

@@ -126,6 +126,33 @@ def ratings_apply_match(*, match: Match, seats: Sequence[MatchSeat]) -> list[Rat
                 rating=rating, match=match, before=change.before, after=change.after, delta=change.delta, k=change.k
             )
         )
-    Rating.objects.bulk_update(list(ratings.values()), ["elo", "games", "wins", "draws", "losses", "updated"])
     RatingChange.objects.bulk_create(changes)
+    _opponent_owners_count(ratings=list(ratings.values()), match=match)
+    Rating.objects.bulk_update(
+        list(ratings.values()), ["elo", "games", "wins", "draws", "losses", "opponent_owners", "updated"]
+    )
     return changes
+
+
+def _opponent_owners_count(*, ratings: Sequence[Rating], match: Match) -> None:
+    """Recount, in place, the distinct other owners each rating has met, while below the minimum.
+
+    Counted from its rated matches (this one's changes already written), so the
+    count is exact at every step; once a rating reaches the minimum it is no
+    longer recounted, which the rebuild mirrors (``rebuild.ratings_replay``).
+    """
+    minimum = settings.ARBITER_RATING_MIN_OWNERS
+    pending = [r for r in ratings if r.opponent_owners < minimum]
+    if not pending:
+        return
+    owners = dict(
+        BotVersion.objects.filter(id__in=[r.bot_version_id for r in pending]).values_list("id", "bot__owner_id")
+    )
+    for rating in pending:
+        rating.opponent_owners = (
+            MatchSeat.objects.filter(match__rating_changes__rating_id=rating.id)
+            .exclude(bot_version__bot__owner_id=owners[rating.bot_version_id])
+            .values("bot_version__bot__owner_id")
+            .distinct()
+            .count()
+        )

@@ -27,7 +27,13 @@ from tournaments.games.selectors import game_default_pool, game_list, game_ratin
 from tournaments.matches.api import match_body
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.matches.selectors import match_get, match_list
-from tournaments.ratings.selectors import bot_ratings, leaderboard, rating_error_bar, rating_history
+from tournaments.ratings.selectors import (
+    bot_ratings,
+    leaderboard,
+    rating_error_bar,
+    rating_history,
+    rating_is_provisional,
+)
 from tournaments.web.charts import rating_charts
 from tournaments.web.replay import replay_build
 
@@ -91,7 +97,7 @@ def games_index(request: HttpRequest) -> HttpResponse:
             pools[game.id] = list(dict.fromkeys(engine.rating_pool(o, s) for s, o in engine.configs()))
         except UnknownEngineError:
             pools[game.id] = [game.id]
-    tournaments = list(tournament_list()[:30])
+    tournaments = list(tournament_list(user=request.user)[:30])
     return render(
         request,
         "web/index.html",
@@ -109,7 +115,8 @@ def game_leaderboard(request: HttpRequest, game_id: str) -> HttpResponse:
     ratings = list(leaderboard(game_id=game.id, pool=pool, user=request.user)[:500])
     rows = [
         {
-            "place": place,
+            "place": None if rating_is_provisional(r) else place,
+            "provisional": rating_is_provisional(r),
             "bot": r.bot_version.bot_id,
             "bot_name": r.bot_version.bot.name,
             "owner": r.bot_version.bot.owner.username,
@@ -162,7 +169,7 @@ def _los_rows(tournament: Tournament, standings: list[dict[str, Any]]) -> list[d
     return rows
 
 
-def _tournament_context(tournament: Tournament) -> dict[str, Any]:
+def _tournament_context(tournament: Tournament, user: Any) -> dict[str, Any]:
     progress = tournament_progress(tournament=tournament)
     done = progress["finished"] + progress["errored"] + progress["cancelled"]
     total = progress["total"]
@@ -178,7 +185,7 @@ def _tournament_context(tournament: Tournament) -> dict[str, Any]:
         }
         for n, (p, row) in enumerate(zip(crosstable["participants"], crosstable["rows"], strict=True), start=1)
     ]
-    recent = _match_rows(match_list(tournament_id=tournament.id)[:RECENT_MATCHES])
+    recent = _match_rows(match_list(user=user, tournament_id=tournament.id)[:RECENT_MATCHES])
     return {
         "tournament": tournament,
         "progress": progress,
@@ -197,14 +204,14 @@ def _tournament_context(tournament: Tournament) -> dict[str, Any]:
 
 def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     """Standings, crosstable, progress and the latest matches; refreshes itself while running."""
-    tournament = _or_404(tournament_get(tournament_id=tournament_id))
-    return render(request, "web/tournament.html", _tournament_context(tournament))
+    tournament = _or_404(tournament_get(user=request.user, tournament_id=tournament_id))
+    return render(request, "web/tournament.html", _tournament_context(tournament, request.user))
 
 
 def tournament_live(request: HttpRequest, tournament_id: int) -> HttpResponse:
     """The changing part of the tournament page alone, fetched again every few seconds."""
-    tournament = _or_404(tournament_get(tournament_id=tournament_id))
-    return render(request, "web/_tournament_live.html", _tournament_context(tournament))
+    tournament = _or_404(tournament_get(user=request.user, tournament_id=tournament_id))
+    return render(request, "web/_tournament_live.html", _tournament_context(tournament, request.user))
 
 
 def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
@@ -213,7 +220,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     versions = list(bot_versions(bot=bot))
     ratings = list(bot_ratings(bot=bot))
     charts = rating_charts(rating_history(bot=bot))
-    recent = _match_rows(match_list(bot_id=bot.id)[:RECENT_MATCHES])
+    recent = _match_rows(match_list(user=request.user, bot_id=bot.id)[:RECENT_MATCHES])
     # The latest few version tests, with LLR and bounds (one query).
     version_tests = list(version_test_list(bot=bot)[:RECENT_VERSION_TESTS])
     return render(
@@ -242,7 +249,7 @@ def _visible_seats(match: Match, seats: list[MatchSeat], user: Any) -> set[int]:
 
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     """The match's players and result, and a replay viewer stepping through every ply."""
-    match = _or_404(match_get(match_id=match_id))
+    match = _or_404(match_get(user=request.user, match_id=match_id))
     seats = list(match.match_seats.all())
     replay = None
     if match.status == Match.Status.FINISHED or match.moves:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import transaction
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers, status
 from rest_framework.generics import GenericAPIView
@@ -11,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tournaments.api.common import found, id_field
+from tournaments.api.common import found, id_field, user_of
 from tournaments.api.idempotency import idempotent
 from tournaments.api.pagination import Pagination
 from tournaments.api.schema import error
@@ -38,7 +39,7 @@ class TournamentOutputSerializer(serializers.ModelSerializer):
         fields = [
             "id", "name", "game", "owner", "options", "seats", "format", "games_per_pairing",
             "move_ms", "game_ms", "startup_ms", "rated", "rating_pool", "status",
-            "created", "started", "finished",
+            "created", "started", "finished", "planned",
             "start_at", "all_active", "schedule",  # scheduled and recurring tournaments
         ]  # fmt: skip
 
@@ -123,8 +124,8 @@ class TournamentInputSerializer(ClockInputSerializer):
     )
 
 
-def _tournament(tournament_id: int) -> Tournament:
-    return found(tournament_get(tournament_id=tournament_id), "tournament")
+def _tournament(request: Request, tournament_id: int) -> Tournament:
+    return found(tournament_get(user=user_of(request), tournament_id=tournament_id), "tournament")
 
 
 def _detail(tournament: Tournament) -> dict[str, Any]:
@@ -140,7 +141,7 @@ class TournamentListCreateApi(GenericAPIView):
     serializer_class = TournamentOutputSerializer
 
     def get_queryset(self) -> Any:
-        return tournament_list()
+        return tournament_list(user=user_of(self.request))
 
     @extend_schema(summary="List tournaments", responses=TournamentOutputSerializer(many=True))
     def get(self, request: Request) -> Response:
@@ -150,7 +151,10 @@ class TournamentListCreateApi(GenericAPIView):
     @extend_schema(
         summary="Create a round robin",
         request=TournamentInputSerializer,
-        responses={201: TournamentDetailSerializer},
+        responses={
+            201: TournamentDetailSerializer,
+            429: error("Too many tournaments made this hour, or too many matches queued."),
+        },
         examples=[
             OpenApiExample(
                 "two bots, double round robin",
@@ -166,33 +170,39 @@ class TournamentListCreateApi(GenericAPIView):
         data.is_valid(raise_exception=True)
         values = dict(data.validated_data)
         start = values.pop("start")
-        tournament = tournament_create(
-            owner=request.user,
-            version_ids=values.pop("versions"),
-            game_id=values.pop("game"),
-            bot_ids=values.pop("participants"),
-            **values,
-        )
-        if start:
-            tournament = tournament_start(tournament=tournament, user=request.user)
-        return Response(_detail(_tournament(tournament.id)), status=status.HTTP_201_CREATED)
+        # One transaction: a start refused over a limit leaves no draft behind either.
+        with transaction.atomic():
+            tournament = tournament_create(
+                owner=request.user,
+                version_ids=values.pop("versions"),
+                game_id=values.pop("game"),
+                bot_ids=values.pop("participants"),
+                **values,
+            )
+            if start:
+                tournament = tournament_start(tournament=tournament, user=request.user)
+        return Response(_detail(_tournament(request, tournament.id)), status=status.HTTP_201_CREATED)
 
 
 class TournamentDetailApi(APIView):
     @extend_schema(summary="A tournament with participants and progress", responses={200: TournamentDetailSerializer})
     def get(self, request: Request, tournament_id: int) -> Response:
-        return Response(_detail(_tournament(tournament_id)))
+        return Response(_detail(_tournament(request, tournament_id)))
 
 
 class TournamentStartApi(APIView):
     @extend_schema(
         summary="Start a draft tournament",
         request=None,
-        responses={200: TournamentDetailSerializer, 409: error("The tournament is not a draft.")},
+        responses={
+            200: TournamentDetailSerializer,
+            409: error("The tournament is not a draft."),
+            429: error("Too many matches queued."),
+        },
     )
     def post(self, request: Request, tournament_id: int) -> Response:
-        tournament = tournament_start(tournament=_tournament(tournament_id), user=request.user)
-        return Response(_detail(_tournament(tournament.id)))
+        tournament = tournament_start(tournament=_tournament(request, tournament_id), user=request.user)
+        return Response(_detail(_tournament(request, tournament.id)))
 
 
 class TournamentCancelApi(APIView):
@@ -203,14 +213,14 @@ class TournamentCancelApi(APIView):
         responses={200: TournamentDetailSerializer, 409: error("Already finished or cancelled.")},
     )
     def post(self, request: Request, tournament_id: int) -> Response:
-        tournament = tournament_cancel(tournament=_tournament(tournament_id), user=request.user)
-        return Response(_detail(_tournament(tournament.id)))
+        tournament = tournament_cancel(tournament=_tournament(request, tournament_id), user=request.user)
+        return Response(_detail(_tournament(request, tournament.id)))
 
 
 class TournamentStandingsApi(APIView):
     @extend_schema(summary="Standings", responses={200: StandingsSerializer})
     def get(self, request: Request, tournament_id: int) -> Response:
-        tournament = _tournament(tournament_id)
+        tournament = _tournament(request, tournament_id)
         return Response(
             {
                 "tournament": tournament.id,
@@ -238,12 +248,12 @@ class TournamentLosApi(APIView):
         responses={200: LosSerializer},
     )
     def get(self, request: Request, tournament_id: int) -> Response:
-        tournament = _tournament(tournament_id)
+        tournament = _tournament(request, tournament_id)
         return Response({"tournament": tournament.id, **tournament_los(tournament=tournament)})
 
 
 class TournamentCrosstableApi(APIView):
     @extend_schema(summary="Crosstable", responses={200: CrosstableSerializer})
     def get(self, request: Request, tournament_id: int) -> Response:
-        tournament = _tournament(tournament_id)
+        tournament = _tournament(request, tournament_id)
         return Response({"tournament": tournament.id, **tournament_crosstable(tournament=tournament)})

@@ -49,6 +49,9 @@ class Tournament(ClockFields):
     schedule = models.ForeignKey(
         "competitions.TournamentSchedule", on_delete=models.SET_NULL, null=True, blank=True, related_name="editions"
     )
+    # Matches the started round robin's plan holds; a big one's rows are inserted by a task,
+    # so the tournament is not finished while fewer than this many exist.
+    planned = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["-created", "-id"]

@@ -6,6 +6,7 @@ from typing import Any
 
 from django.db.models import Count, Prefetch, Q, QuerySet
 
+from tournaments.bots.models import Bot
 from tournaments.competitions.models import Challenge
 from tournaments.matches.models import Match, MatchSeat
 
@@ -23,7 +24,11 @@ def challenge_list(*, user: Any) -> QuerySet[Challenge]:
     if not getattr(user, "is_staff", False):
         if user is None or not user.is_authenticated:
             return challenges.none()
-        challenges = challenges.filter(Q(challenger_id=user.id) | Q(opponent_version__bot__owner_id=user.id))
+        # The opponent's owner does not see a challenge made by a private bot: private stays private.
+        challenges = challenges.filter(
+            Q(challenger_id=user.id)
+            | Q(opponent_version__bot__owner_id=user.id, bot_version__bot__visibility=Bot.Visibility.PUBLIC)
+        )
     counts = {f"n_{status}": Count("links", filter=Q(links__match__status=status)) for status in Match.Status.values}
     return challenges.annotate(**counts).order_by("-id")
 

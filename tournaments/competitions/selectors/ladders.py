@@ -27,6 +27,7 @@ class LadderCandidate:
     recent: int = 0  # ladder games in the recent window (queued and running included)
     total: int = 0  # ladder games ever, for bots without recent games (else the same as recent)
     last_opponents: frozenset[int] = field(default_factory=frozenset)  # in its latest recent match
+    owner: int | None = None  # its bot's owner: one owner's bots never rate each other, so they are not paired
 
 
 def ladder_matches(*, ladder: Ladder) -> QuerySet[Match]:
@@ -103,6 +104,7 @@ def ladder_candidates(*, ladder: Ladder, since: datetime) -> list[LadderCandidat
         Rating.objects.filter(pool=ladder.pool, bot_version_id__in=versions).values_list("bot_version_id", "elo")
     )
     start = settings.ARBITER_ELO_START
+    owners = dict(BotVersion.objects.filter(id__in=versions).values_list("id", "bot__owner_id"))
     return [
         LadderCandidate(
             version_id=v,
@@ -110,6 +112,7 @@ def ladder_candidates(*, ladder: Ladder, since: datetime) -> list[LadderCandidat
             recent=window[v][0] if v in window else 0,
             total=window[v][0] if v in window else total.get(v, 0),
             last_opponents=frozenset(lineups.get(last_match[v], set()) - {v}) if v in last_match else frozenset(),
+            owner=owners.get(v),
         )
         for v in versions
     ]

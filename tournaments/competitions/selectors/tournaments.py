@@ -5,15 +5,36 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from engines import get_engine
+from tournaments.bots.selectors import bots_private_to_others
 from tournaments.competitions.models import Participant, Tournament
 from tournaments.games.config import game_config_check
 
 
-def tournament_list(*, game_id: str | None = None, status: str | None = None) -> QuerySet[Tournament]:
-    tournaments = Tournament.objects.select_related("owner").order_by("-id")
+def tournaments_visible(*, user: Any) -> QuerySet[Tournament]:
+    """Tournaments the user may see: none with another owner's private bot, unless the user organised it.
+
+    Private bots enter only their owner's tournaments, so such a tournament is
+    its owner's (and staff's) alone.
+    """
+    tournaments = Tournament.objects.all()
+    if getattr(user, "is_staff", False):
+        return tournaments
+    hidden = Exists(
+        Participant.objects.filter(tournament_id=OuterRef("pk")).filter(
+            bots_private_to_others(user=user, path="bot_version__bot")
+        )
+    )
+    if user is not None and user.is_authenticated:
+        return tournaments.filter(Q(owner_id=user.id) | ~hidden)
+    return tournaments.filter(~hidden)
+
+
+def tournament_list(*, user: Any, game_id: str | None = None, status: str | None = None) -> QuerySet[Tournament]:
+    """Tournaments the user may see, newest first."""
+    tournaments = tournaments_visible(user=user).select_related("owner").order_by("-id")
     if game_id:
         tournaments = tournaments.filter(game_id=game_id)
     if status:
@@ -21,8 +42,9 @@ def tournament_list(*, game_id: str | None = None, status: str | None = None) ->
     return tournaments
 
 
-def tournament_get(*, tournament_id: int) -> Tournament | None:
-    return Tournament.objects.select_related("owner").filter(id=tournament_id).first()
+def tournament_get(*, user: Any, tournament_id: int) -> Tournament | None:
+    """The tournament if the user may see it."""
+    return tournaments_visible(user=user).select_related("owner").filter(id=tournament_id).first()
 
 
 def tournament_participants(*, tournament: Tournament) -> list[dict[str, Any]]:

@@ -103,6 +103,10 @@ def ladder_pick(
         fresh = [c for c in pool if c.version_id not in first.last_opponents]
         if len(fresh) >= needed:
             pool = fresh  # then: no immediate rematch while anyone else can play
+        taken = {c.owner for c in chosen if c.owner is not None}
+        strangers = [c for c in pool if c.owner is None or c.owner not in taken]
+        if strangers:
+            pool = strangers  # and never two bots of one owner (their game would not be rated)
         anchor = sum(c.elo for c in chosen) / len(chosen)
         weights = [math.exp(-(((c.elo - anchor) / rating_scale) ** 2)) for c in pool]
         pick = rng.choices(pool, weights=weights)[0]

@@ -6,6 +6,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -15,6 +16,13 @@ from tournaments.bots.models import Bot, BotVersion
 from tournaments.bots.selectors import versions_current
 from tournaments.competitions.models import Participant, Tournament
 from tournaments.competitions.plans import match_seed, round_robin_plan
+from tournaments.competitions.services.limits import (
+    queue_check,
+    round_robin_check,
+    round_robin_fit,
+    tournament_rate_check,
+)
+from tournaments.competitions.tasks import tournament_fill
 from tournaments.errors import ConflictError, ForbiddenError, ServiceError
 from tournaments.games.config import game_config_check
 from tournaments.games.models import Game
@@ -25,16 +33,20 @@ from workers.match import Clock
 
 logger = logging.getLogger(__name__)
 
-MAX_PARTICIPANTS = 200
-
 
 def _bots_check(*, bot_ids: Sequence[int], game: Game, user: Any) -> dict[int, Bot]:
-    """The bots named, checked: they exist, the user may see them, they play ``game`` and are active."""
+    """The bots named, checked: they exist, may enter ``user``'s tournament, play ``game`` and are active."""
     bots = {b.id: b for b in Bot.objects.filter(id__in=bot_ids)}
     unknown = [i for i in bot_ids if i not in bots or not _visible(bots[i], user)]
     if unknown:
         raise ServiceError(f"Unknown bot id(s): {unknown}.", fields={"participants": ["unknown bot"]})
     for bot in bots.values():
+        if not _may_enter(bot, owner_id=user.id):
+            # Only staff get here (they see private bots): a private bot still plays only for its owner.
+            raise ServiceError(
+                f"Bot {bot.name!r} is private: it plays only in its owner's tournaments.",
+                fields={"participants": ["private bot"]},
+            )
         if bot.game_id != game.id:
             raise ServiceError(
                 f"Bot {bot.name!r} plays {bot.game_id}, not {game.id}.", fields={"participants": ["wrong game"]}
@@ -46,6 +58,11 @@ def _bots_check(*, bot_ids: Sequence[int], game: Game, user: Any) -> dict[int, B
 
 def _visible(bot: Bot, user: Any) -> bool:
     return bot.visibility == Bot.Visibility.PUBLIC or bot.owner_id == user.id or user.is_staff
+
+
+def _may_enter(bot: Bot, *, owner_id: int) -> bool:
+    """A bot may play in a tournament organised by ``owner_id``: it is public, or it is theirs."""
+    return bot.visibility == Bot.Visibility.PUBLIC or bot.owner_id == owner_id
 
 
 def _entrants(*, bot_ids: Sequence[int], game: Game, user: Any, version_ids: Sequence[int]) -> list[int]:
@@ -117,11 +134,16 @@ def tournament_create(
         raise ServiceError(
             "List participants or take all active bots, not both.", fields={"participants": ["with all_active"]}
         )
-    if not all_active and not len(teams) <= len(bot_ids) <= MAX_PARTICIPANTS:
+    if not all_active and len(bot_ids) < len(teams):
         raise ServiceError(
-            f"A round robin of {game.id} with {seats} seats needs {len(teams)} to {MAX_PARTICIPANTS} bots.",
+            f"A round robin of {game.id} with {seats} seats needs at least {len(teams)} bots.",
             fields={"participants": ["wrong number of bots"]},
         )
+    if not all_active:
+        legs = 2 if format == Tournament.Format.DOUBLE else 1
+        round_robin_check(participants=len(bot_ids), teams=len(teams), games_per_pairing=games_per_pairing, legs=legs)
+    if schedule is None:
+        tournament_rate_check(owner=owner)
     versions = _entrants(bot_ids=bot_ids, game=game, user=owner, version_ids=version_ids)
     with transaction.atomic():
         tournament = Tournament.objects.create(
@@ -158,11 +180,14 @@ def _participants_fill_all_active(*, tournament: Tournament) -> int:
     )
     current = versions_current(bot_ids=bots.values_list("id", flat=True))
     versions = [current[bot_id] for bot_id in sorted(current)]
-    if len(versions) > MAX_PARTICIPANTS:
-        logger.warning(
-            "tournament %s: %d active bots, entering the first %d", tournament.pk, len(versions), MAX_PARTICIPANTS
-        )
-        versions = versions[:MAX_PARTICIPANTS]
+    teams = len(get_engine(tournament.game_id).teams(tournament.seats, tournament.options))
+    fit = round_robin_fit(
+        available=len(versions), teams=teams, games_per_pairing=tournament.games_per_pairing, legs=_legs(tournament)
+    )
+    if len(versions) > fit:
+        # The limits on participants and matches decide how many enter: the lowest bot ids.
+        logger.warning("tournament %s: %d active bots, entering the first %d", tournament.pk, len(versions), fit)
+        versions = versions[:fit]
     Participant.objects.filter(tournament=tournament).delete()
     Participant.objects.bulk_create(
         [Participant(tournament=tournament, bot_version_id=v, number=i) for i, v in enumerate(versions)]
@@ -170,16 +195,45 @@ def _participants_fill_all_active(*, tournament: Tournament) -> int:
     return len(versions)
 
 
-def _matches_schedule(*, tournament: Tournament) -> list[int]:
-    """Insert every match and seat of the tournament's round robin; returns the match ids.
+def _legs(tournament: Tournament) -> int:
+    return 2 if tournament.format == Tournament.Format.DOUBLE else 1
 
+
+def _matches_schedule(*, tournament: Tournament) -> tuple[list[int], int]:
+    """Check the round robin against the limits and insert its matches if small; (match ids, planned size).
+
+    A round robin of more than ARBITER_TOURNAMENT_INLINE_MATCHES matches is
+    only counted here: the caller sets ``planned`` and a task inserts it in
+    batches (services/filling.py), so the starting request stays short.
     Call inside the transaction that starts the tournament.
     """
     teams = get_engine(tournament.game_id).teams(tournament.seats, tournament.options)
+    size = round_robin_check(
+        participants=tournament.entries.count(),
+        teams=len(teams),
+        games_per_pairing=tournament.games_per_pairing,
+        legs=_legs(tournament),
+    )
+    if not tournament.owner.is_staff:
+        queue_check(owner_id=tournament.owner_id, adding=size)
+    if size > settings.ARBITER_TOURNAMENT_INLINE_MATCHES:
+        return [], size
+    return tournament_matches_insert(tournament=tournament, start=0, stop=size), size
+
+
+def tournament_matches_insert(*, tournament: Tournament, start: int, stop: int) -> list[int]:
+    """Insert the matches ``start`` to ``stop - 1`` of the tournament's plan (its order, its seeds); their ids.
+
+    The plan is a pure function of the entries and the format, so any slice
+    can be inserted at any time and the whole is the same as in one go.
+    """
+    teams = get_engine(tournament.game_id).teams(tournament.seats, tournament.options)
     versions = list(tournament.entries.order_by("number").values_list("bot_version_id", flat=True))
-    legs = 2 if tournament.format == Tournament.Format.DOUBLE else 1
     plan = round_robin_plan(
-        participants=len(versions), teams=len(teams), games_per_group=tournament.games_per_pairing, legs=legs
+        participants=len(versions),
+        teams=len(teams),
+        games_per_group=tournament.games_per_pairing,
+        legs=_legs(tournament),
     )
     config = MatchConfig(
         kind=Match.Kind.TOURNAMENT,
@@ -197,34 +251,76 @@ def _matches_schedule(*, tournament: Tournament) -> list[int]:
     )
     lineups = [
         Lineup(
-            versions=tuple(versions[p] for p in game),
+            versions=tuple(versions[p] for p in plan[index]),
             seed=match_seed(tournament_id=tournament.pk, index=index),
             index=index,
         )
-        for index, game in enumerate(plan)
+        for index in range(start, min(stop, len(plan)))
     ]
     return [m.pk for m in matches_create(config=config, lineups=lineups)]
 
 
+def _participants_recheck(*, tournament: Tournament) -> list[str]:
+    """Drop the entries whose bot may no longer play; returns their names.
+
+    An entry was checked when the tournament was created, but a draft can wait:
+    by the start its bot may be deactivated, made private by someone other than
+    the organiser, or (after an admin's edit) of another game.
+    """
+    entries = list(
+        Participant.objects.filter(tournament=tournament)
+        .select_related("bot_version__bot")
+        .defer("bot_version__package")
+    )
+    gone = [
+        e
+        for e in entries
+        if not e.bot_version.bot.active
+        or e.bot_version.bot.game_id != tournament.game_id
+        or not _may_enter(e.bot_version.bot, owner_id=tournament.owner_id)
+    ]
+    if gone:
+        Participant.objects.filter(id__in=[e.id for e in gone]).delete()
+        logger.info("tournament %s: %d withdrawn participant(s) dropped at start", tournament.pk, len(gone))
+    return [e.bot_version.bot.name for e in gone]
+
+
 def tournament_start(*, tournament: Tournament, user: Any) -> Tournament:
-    """Schedule every match and hand them to the workers once committed."""
+    """Schedule every match and hand them to the workers once committed.
+
+    Participants are checked again first: one withdrawn since the draft was made
+    (deactivated, made private, another game) is dropped, not entered.
+    """
     if tournament.owner_id != user.id and not user.is_staff:
         raise ForbiddenError("Only the tournament's owner can start it.")
     with transaction.atomic():
-        locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+        locked = Tournament.objects.select_for_update().select_related("owner").get(pk=tournament.pk)
         if locked.status != Tournament.Status.DRAFT:
             raise ConflictError(f"The tournament is {locked.status}, not draft.", code="not_draft")
         if locked.all_active:
             _participants_fill_all_active(tournament=locked)
-        match_ids = _matches_schedule(tournament=locked)
-        locked.status = Tournament.Status.RUNNING if match_ids else Tournament.Status.FINISHED
+        else:
+            _participants_recheck(tournament=locked)
+        match_ids, planned = _matches_schedule(tournament=locked)
+        locked.planned = planned
+        locked.status = Tournament.Status.RUNNING if planned else Tournament.Status.FINISHED
         locked.started = timezone.now()
-        if not match_ids:
+        if not planned:
             locked.finished = locked.started
-        locked.save(update_fields=["status", "started", "finished"])
+        locked.save(update_fields=["status", "started", "finished", "planned"])
         matches_enqueue(match_ids=match_ids)
-    logger.info("tournament %s started with %d matches", locked.pk, len(match_ids))
+        if planned > len(match_ids):
+            tournament_id = locked.pk
+            transaction.on_commit(lambda: _fill_later(tournament_id))
+    logger.info("tournament %s started: %d matches planned, %d inserted", locked.pk, planned, len(match_ids))
     return locked
+
+
+def _fill_later(tournament_id: int) -> None:
+    try:
+        tournament_fill.apply_async(args=(tournament_id,), queue=settings.ARBITER_BEAT_QUEUE)
+    except Exception:  # the broker is down: the beat's check for unfilled tournaments sends it later
+        logger.warning("could not send the fill of tournament %s; the beat sends it", tournament_id)
 
 
 def tournament_cancel(*, tournament: Tournament, user: Any) -> Tournament:
@@ -264,16 +360,21 @@ def tournament_match_ended(match: Match) -> None:
     Runs in the match's recording transaction, which holds the tournament's
     row lock, so two last matches finishing at once cannot both miss each other.
     """
-    tournament_id = match.tournament_id
-    if tournament_id is None:
+    if match.tournament_id is not None:
+        tournament_finish_if_done(tournament_id=match.tournament_id)
+
+
+def tournament_finish_if_done(*, tournament_id: int) -> None:
+    """Mark a running tournament FINISHED once every planned match exists and none is queued or running."""
+    matches = Match.objects.filter(tournament_id=tournament_id)
+    if matches.filter(status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).exists():
         return
-    pending = Match.objects.filter(
-        tournament_id=tournament_id, status__in=[Match.Status.QUEUED, Match.Status.RUNNING]
-    ).exists()
-    if not pending:
-        Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.RUNNING).update(
-            status=Tournament.Status.FINISHED, finished=timezone.now()
-        )
+    planned = Tournament.objects.filter(pk=tournament_id).values_list("planned", flat=True).first() or 0
+    if matches.count() < planned:
+        return  # the rest of a big round robin is still being inserted
+    Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.RUNNING).update(
+        status=Tournament.Status.FINISHED, finished=timezone.now()
+    )
 
 
 def tournament_match_requeued(match: Match) -> None:

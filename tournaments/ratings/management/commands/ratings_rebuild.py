@@ -14,14 +14,14 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from tournaments.bots.models import BotVersion
-from tournaments.ratings.rebuild import RatingDifference, ratings_differences, ratings_rebuild_apply
+from tournaments.ratings.rebuild import Numbers, RatingDifference, ratings_differences, ratings_rebuild_apply
 
 
-def _numbers(values: tuple[float, int, int, int, int] | None) -> str:
+def _numbers(values: Numbers | None) -> str:
     if values is None:
         return "(none)"
-    elo, games, wins, draws, losses = values
-    return f"elo {elo:.6f} games {games} W/D/L {wins}/{draws}/{losses}"
+    elo, games, wins, draws, losses, owners = values
+    return f"elo {elo:.6f} games {games} W/D/L {wins}/{draws}/{losses} other owners {owners}"
 
 
 class Command(BaseCommand):

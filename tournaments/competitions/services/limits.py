@@ -1,0 +1,79 @@
+"""What one user may ask of the service at once: the size of a round robin, its queue, how often.
+
+Every check here runs before anything is written, so a refused request leaves
+no row behind; each message names the setting that sets the limit.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.utils import timezone
+
+from tournaments.competitions.models import Tournament
+from tournaments.competitions.plans import round_robin_size
+from tournaments.errors import LimitError, ServiceError
+from tournaments.matches.models import Match
+
+
+def round_robin_check(*, participants: int, teams: int, games_per_pairing: int, legs: int) -> int:
+    """The number of matches a round robin of this shape plans; ServiceError (400) when over a limit."""
+    most = settings.ARBITER_TOURNAMENT_MAX_PARTICIPANTS
+    if participants > most:
+        raise ServiceError(
+            f"A round robin takes at most {most} bots (ARBITER_TOURNAMENT_MAX_PARTICIPANTS); {participants} listed.",
+            code="too_many_participants",
+            fields={"participants": ["too many bots"]},
+        )
+    size = round_robin_size(participants=participants, teams=teams, games_per_group=games_per_pairing, legs=legs)
+    most = settings.ARBITER_TOURNAMENT_MAX_MATCHES
+    if size > most:
+        raise ServiceError(
+            f"This round robin would plan {size} matches; at most {most} are allowed "
+            "(ARBITER_TOURNAMENT_MAX_MATCHES). Enter fewer bots or play fewer games per pairing.",
+            code="too_many_matches",
+            fields={"games_per_pairing": ["too many matches"], "participants": ["too many matches"]},
+        )
+    return size
+
+
+def round_robin_fit(*, available: int, teams: int, games_per_pairing: int, legs: int) -> int:
+    """How many of ``available`` bots an all-active round robin can enter within the limits."""
+    count = min(available, settings.ARBITER_TOURNAMENT_MAX_PARTICIPANTS)
+    most = settings.ARBITER_TOURNAMENT_MAX_MATCHES
+    while count > teams and (
+        round_robin_size(participants=count, teams=teams, games_per_group=games_per_pairing, legs=legs) > most
+    ):
+        count -= 1
+    return count
+
+
+def tournament_rate_check(*, owner: Any) -> None:
+    """LimitError (429) when a user (not staff) has made ARBITER_TOURNAMENTS_PER_HOUR tournaments this past hour."""
+    if getattr(owner, "is_staff", False):
+        return
+    most = settings.ARBITER_TOURNAMENTS_PER_HOUR
+    since = timezone.now() - timedelta(hours=1)
+    made = Tournament.objects.filter(owner_id=owner.id, created__gte=since, schedule__isnull=True).count()
+    if made >= most:
+        raise LimitError(
+            f"You have created {made} tournaments in the past hour; the limit is {most} "
+            "(ARBITER_TOURNAMENTS_PER_HOUR). Try again later.",
+            code="tournament_limit",
+        )
+
+
+def queue_check(*, owner_id: int, adding: int) -> None:
+    """LimitError (429) when ``adding`` matches would put a user over ARBITER_QUEUED_MATCHES_PER_USER queued."""
+    most = settings.ARBITER_QUEUED_MATCHES_PER_USER
+    if adding == 0:
+        return
+    queued = Match.objects.filter(owner_id=owner_id, status=Match.Status.QUEUED).count()
+    if queued + adding > most:
+        raise LimitError(
+            f"You have {queued} matches queued and this would add {adding}; at most {most} may wait at once "
+            "(ARBITER_QUEUED_MATCHES_PER_USER). Wait for some to be played.",
+            code="queue_limit",
+        )
