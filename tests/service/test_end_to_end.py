@@ -146,7 +146,8 @@ def test_team_round_robins_end_to_end(service: Api) -> None:
          ("random-b", "random_b.py", random_bot() + b"\n")),
         strict=True,
     ):  # fmt: skip
-        service.token = service.post_json("/api/users/", {"username": owner, "password": f"{owner}-pass-phrase"})["token"]
+        signup = {"username": owner, "password": f"{owner}-pass-phrase"}
+        service.token = service.post_json("/api/users/", signup)["token"]
         bots.append(service.upload_bot("sequence", name, filename, data))
     common = {"game": "sequence", "move_ms": 2000, "game_ms": 60000, "startup_ms": 10000, "start": True}
     three = service.post_json(

@@ -124,7 +124,7 @@ def tournament_count(request: HttpRequest) -> JsonResponse:
 @require_POST
 def tournament_action(request: HttpRequest, tournament_id: int, action: str) -> HttpResponse:
     """Start a draft or cancel a draft or running round robin, as its owner (or staff)."""
-    tournament = tournament_get(tournament_id=tournament_id)
+    tournament = tournament_get(user=request.user, tournament_id=tournament_id)
     if tournament is None:
         raise Http404
     act = {"start": tournament_start, "cancel": tournament_cancel}.get(action)

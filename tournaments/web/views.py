@@ -278,7 +278,7 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
 
 def match_download(request: HttpRequest, match_id: int) -> JsonResponse:
     """The match as the API's detail shows it to this user (move log, result, players), as a file."""
-    match = _or_404(match_get(match_id=match_id))
+    match = _or_404(match_get(user=request.user, match_id=match_id))
     body = match_body(match, user=request.user, detail=True)
     response = JsonResponse(body, encoder=JSONEncoder, json_dumps_params={"indent": 1})
     response["Content-Disposition"] = f'attachment; filename="arbiter-match-{match.id}.json"'
