@@ -13,7 +13,9 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import signal
 import tempfile
+import time
 from pathlib import Path
 
 # Above the service default (60000-60063) and the fixed in-process ranges of the referee
@@ -23,6 +25,24 @@ FIRST_UID = 62000
 LAST_UID = 64999
 WIDTH = 32  # slots per set: 4 workers x 2 processes x 4 seats with room to spare
 LOCK_DIR = Path(tempfile.gettempdir()) / "arbiter-test-uid-bands"
+
+
+def _children_of(parent: int) -> list[tuple[int, str, str, int]]:
+    """(pid, state, command name, session id) of each child of ``parent``, from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # The name is in parentheses and may hold spaces: split after its closing one.
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if int(fields[1]) == parent:
+            found.append((int(entry.name), fields[0], name, int(fields[3])))
+    return found
 
 
 class UidBand:
@@ -51,6 +71,38 @@ class UidBand:
     def uids(self) -> range:
         return range(self.first, self.first + self.count)
 
+    def _reap_launchers(self) -> None:
+        """Kill and reap the set's bot launchers that ended up as this process's children.
+
+        A worker or web process of the set that is killed leaves its waiting launchers
+        (root ``sh`` processes in a session of their own, in a slot's control group) to
+        the nearest subreaper, which is this test process once the referee has run in it.
+        Unreaped, each stays a zombie charged to its slot's group, and the next set given
+        this band finds those slots "still holding processes" for good.
+        """
+        me = os.getpid()
+        slots = tuple(f"/arbiter/slot-{uid}\n" for uid in self.uids)
+        deadline = time.monotonic() + 5.0
+        while True:
+            waiting = False
+            for pid, state, comm, session in _children_of(me):
+                if state == "Z":
+                    if comm in ("sh", "dash", "bwrap") and session == pid:
+                        with contextlib.suppress(ChildProcessError):
+                            os.waitpid(pid, os.WNOHANG)
+                    continue
+                try:
+                    groups = Path(f"/proc/{pid}/cgroup").read_text()
+                except OSError:
+                    continue
+                if any(slot in groups for slot in slots):
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGKILL)
+                    waiting = True
+            if not waiting or time.monotonic() > deadline:
+                return
+            time.sleep(0.05)
+
     def release(self) -> None:
         """Kill what still runs under the band's uids (a bot of a SIGKILLed worker), then unlock."""
         if self._fd is None:
@@ -60,6 +112,7 @@ class UidBand:
         try:
             for uid in self.uids:
                 kill_uid(uid)
+            self._reap_launchers()
         finally:
             fd, self._fd = self._fd, None
             with contextlib.suppress(OSError):
