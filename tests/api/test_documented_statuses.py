@@ -104,6 +104,19 @@ def _start_twice(f: Any) -> Any:
     return client_for(f.user).post(f"{url}/start/")
 
 
+def _tournaments_over_the_hour(f: Any) -> Any:
+    bots = [f.make_bot(name="a").id, f.make_bot(owner=f.other, name="b").id]
+    with override_settings(ARBITER_TOURNAMENTS_PER_HOUR=0):
+        body = {"game": "gamesup", "name": "t", "participants": bots}
+        return client_for(f.user).post("/api/tournaments/", body, format="json")
+
+
+def _start_over_the_queue(f: Any) -> Any:
+    url = _tournament(f, start=False)
+    with override_settings(ARBITER_QUEUED_MATCHES_PER_USER=0):
+        return client_for(f.user).post(f"{url}/start/")
+
+
 def _cancel_twice(f: Any) -> Any:
     url = _tournament(f, start=True)
     client_for(f.user).post(f"{url}/cancel/")
@@ -142,7 +155,9 @@ REPRODUCTIONS: dict[tuple[str, str, str], Callable[[Any], Any]] = {
     ("post", "/api/challenges/", "429"): _challenges_over_the_day,
     ("post", "/api/schedules/", "403"): _schedule_by_a_user,
     ("patch", "/api/schedules/{schedule_id}/", "403"): _schedule_changed_by_a_user,
+    ("post", "/api/tournaments/", "429"): _tournaments_over_the_hour,
     ("post", "/api/tournaments/{tournament_id}/start/", "409"): _start_twice,
+    ("post", "/api/tournaments/{tournament_id}/start/", "429"): _start_over_the_queue,
     ("post", "/api/tournaments/{tournament_id}/cancel/", "409"): _cancel_twice,
     ("post", "/api/users/", "403"): _signup_closed,
     ("post", "/api/users/", "409"): _signup_taken,

@@ -30,10 +30,10 @@ def cluster(live_processes: LiveFactory) -> Cluster:
     return live_processes(redis="private", env=env, supervise=True, tag="faults", set_class=Cluster)
 
 
-def _signed_in(cluster: Cluster) -> Api:
+def _signed_in(cluster: Cluster, username: str = "ada") -> Api:
     api = cluster.api()
-    api.post_json("/api/users/", {"username": "ada", "password": "a-long-password-1"})
-    form = urllib.parse.urlencode({"username": "ada", "password": "a-long-password-1"}).encode()
+    api.post_json("/api/users/", {"username": username, "password": "a-long-password-1"})
+    form = urllib.parse.urlencode({"username": username, "password": "a-long-password-1"}).encode()
     token = api.call("POST", "/api/auth/token/", form, "application/x-www-form-urlencoded")["token"]
     return cluster.api(token)
 
@@ -48,7 +48,9 @@ def test_tournament_made_while_the_broker_is_down_is_201_and_a_retry_makes_no_se
     cluster.web()
     cluster.wait_ready()
     api = _signed_in(cluster)
-    bots = [api.upload_bot("gamesup", f"r{i}", "random_bot.py", random_bot() + b"#" * i)["id"] for i in range(2)]
+    # Two owners: one owner's bots never rate each other, and this match must be rated.
+    owners = [api, _signed_in(cluster, "bea")]
+    bots = [owners[i].upload_bot("gamesup", f"r{i}", "random_bot.py", random_bot() + b"#" * i)["id"] for i in range(2)]
 
     cluster.kill("redis")
     request = {"game": "gamesup", "participants": bots, "games_per_pairing": 2, "move_ms": 1000, "start": True}

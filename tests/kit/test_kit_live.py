@@ -55,10 +55,13 @@ def test_new_check_upload_rated(
     assert cli.main(["upload", str(bot), "--notes", "again"]) == 0
     assert "version 2" in capsys.readouterr().out
 
+    # The opponent belongs to someone else: one owner's bots never rate each other.
+    rival = f"rival-{language}"
+    service.token = service.post_json("/api/users/", {"username": rival, "password": password})["token"]
+    opponent = service.upload_bot(GAME, f"random-for-{language}", "random_bot.py", random_bot())
     service.token = service.post_json("/api/auth/token/", {"username": user, "password": password})["token"]
     mine = [b for b in service.get(f"/api/bots/?mine=true&game={GAME}")["results"]]
     assert [b["name"] for b in mine] == [f"{language}-starter"]
-    opponent = service.upload_bot(GAME, f"random-for-{language}", "random_bot.py", random_bot())
     tournament = service.post_json(
         "/api/tournaments/",
         {

@@ -22,9 +22,10 @@ from tournaments.matches import tasks
 
 # Transaction control (BEGIN/COMMIT/SAVEPOINT) is not counted: it costs a round trip
 # but no planning or locking, and its count depends on the database backend.
-# One of them is the claim's look at the runtimes a candidate's bots need (a worker
-# without one leaves the match to another).
-STATEMENTS_PER_MATCH = 20
+# Among them: the claim's look at the runtimes a candidate's bots need (a worker
+# without one leaves the match to another), and the ratings' count of the other
+# owners each bot has met (leaderboards rank a bot only against enough of them).
+STATEMENTS_PER_MATCH = 23
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import permissions
 from rest_framework.request import Request
@@ -39,7 +40,9 @@ class ApiRootApi(APIView):
 
     permission_classes = [permissions.AllowAny]
 
-    @extend_schema(summary="The API root: links to the docs, the schema and each resource")
+    @extend_schema(
+        summary="The API root: links to the docs, the schema and each resource", responses=OpenApiTypes.OBJECT
+    )
     def get(self, request: Request) -> Response:
         return Response(
             {
