@@ -10,6 +10,7 @@ bot goes on or off move, and kills it as a whole.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import threading
@@ -62,7 +63,15 @@ class SlotGroup:
         return fd
 
     def _read(self, controller: str, name: str) -> str:
-        return os.pread(self._fd(controller, name), 65536, 0).decode()
+        try:
+            return os.pread(self._fd(controller, name), 65536, 0).decode()
+        except OSError as exc:
+            if exc.errno != errno.ENODEV:
+                raise
+            # The group was removed (and maybe made again) by another process since we opened
+            # its files: the open file belongs to the old group.  Open the current one.
+            self.close()
+            return os.pread(self._fd(controller, name), 65536, 0).decode()
 
     def _write(self, controller: str, name: str, value: str, *, cache: bool = False) -> None:
         """Write a control file; with ``cache`` skip it when the last write was the same value."""
@@ -70,7 +79,13 @@ class SlotGroup:
         if cache and self._written.get(key) == value:
             return
         try:
-            os.write(self._fd(controller, name, os.O_WRONLY), value.encode())
+            try:
+                os.write(self._fd(controller, name, os.O_WRONLY), value.encode())
+            except OSError as exc:
+                if exc.errno != errno.ENODEV:
+                    raise
+                self.close()  # a stale file of a removed group: see _read
+                os.write(self._fd(controller, name, os.O_WRONLY), value.encode())
         except OSError as exc:
             raise CgroupError(exc.errno, f"cannot write {value!r} to {self._path(controller, name)}") from None
         self._written[key] = value
@@ -100,6 +115,8 @@ class SlotGroup:
                 if controller == "cpuset" and self.version == 1:
                     write_text(directory / "cpuset.mems", read_text(directory.parent / "cpuset.mems").strip())
         # Another worker process may have held the slot since: what we last wrote says nothing.
+        # (Had it removed the group, the files we hold open belong to the old one: _read and
+        # _write open them again.)
         self._written.clear()
         self.on_move = None
         if not self.empty():

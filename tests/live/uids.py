@@ -19,7 +19,8 @@ import time
 from pathlib import Path
 
 # Above the service default (60000-60063) and the fixed in-process ranges of the referee
-# tests (61200-61215) and the kit tests (61700-61715): a worker refuses a range that
+# tests (61200-61215), the kit tests (61700-61715) and the slot-lock tests (61900-61901): a
+# worker refuses a range that
 # overlaps another live one, so the bands must never reach those.
 FIRST_UID = 62000
 LAST_UID = 64999

@@ -23,27 +23,27 @@ def test_slots_are_exclusive_across_processes(tmp_path: Path) -> None:
     holder = subprocess.Popen(
         [sys.executable, "-c", (
             "import sys, time; from pathlib import Path; from workers.slots import acquire_slot\n"
-            f"s = acquire_slot(Path({str(tmp_path)!r}), 62000, 2)\n"
+            f"s = acquire_slot(Path({str(tmp_path)!r}), 61900, 2)\n"
             "print(s.uid, flush=True); time.sleep(30)"
         )],
         stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[2],
     )  # fmt: skip
     try:
         held = int(holder.stdout.readline())  # type: ignore[union-attr]
-        mine = acquire_slot(tmp_path, 62000, 2, wait_s=1)
-        assert {held, mine.uid} == {62000, 62001}
+        mine = acquire_slot(tmp_path, 61900, 2, wait_s=1)
+        assert {held, mine.uid} == {61900, 61901}
         with pytest.raises(NoFreeSlotError):
-            acquire_slot(tmp_path, 62000, 2, wait_s=0.1)
+            acquire_slot(tmp_path, 61900, 2, wait_s=0.1)
         mine.release()
-        again = acquire_slot(tmp_path, 62000, 2, wait_s=0.1)
+        again = acquire_slot(tmp_path, 61900, 2, wait_s=0.1)
         assert again.uid == mine.uid
         again.release()
     finally:
         holder.kill()
         holder.wait()
     # The holder's death freed its slot.
-    with acquire_slot(tmp_path, 62000, 2, wait_s=0.5) as a, acquire_slot(tmp_path, 62000, 2, wait_s=0.5) as b:
-        assert {a.uid, b.uid} == {62000, 62001}
+    with acquire_slot(tmp_path, 61900, 2, wait_s=0.5) as a, acquire_slot(tmp_path, 61900, 2, wait_s=0.5) as b:
+        assert {a.uid, b.uid} == {61900, 61901}
 
 
 def test_seccomp_program_shape() -> None:
@@ -132,3 +132,24 @@ def test_clean_text_escapes_what_steers_a_terminal() -> None:
 
     assert clean_text("ok\tline\n") == "ok\tline\n"
     assert clean_text("\x1b]0;t\x07\r\x00\x7f\x9b\u202e\ud800é") == "\\x1b]0;t\\x07\\x0d\\x00\\x7f\\x9b\\u202e?é"
+
+
+def test_a_group_removed_by_another_process_is_used_again(limits: SandboxLimits) -> None:
+    """A slot's group removed behind a worker's back (another worker's clean-up at exit) is made
+    again and used: the worker's open control files of the old group are not."""
+    from workers.botgroup import slot_group
+    from workers.cgroups import detect
+
+    require_cgroups(limits)
+    support = detect(limits.cgroups)
+    uid = 61902  # beside the slot-lock tests' uids, outside every other test range
+    group = slot_group(support, uid)
+    group.prepare(64 * 1024 * 1024, 8)
+    assert group.empty()
+    for directory in set(group.dirs.values()):
+        directory.rmdir()  # what remove_idle_groups in another process does
+    try:
+        group.prepare(64 * 1024 * 1024, 8)
+        assert group.empty() and group.memory_now() == 0
+    finally:
+        group.remove()
