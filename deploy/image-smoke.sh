@@ -292,7 +292,7 @@ if [ "$DEMO" = 1 ]; then
     demo_out="$(oneshot python manage.py demo </dev/null 2>"$WORK/demo.log")" \
         || { tail -20 "$WORK/demo.log" >&2; fail "manage.py demo"; }
     tail -1 <<<"$demo_out"
-    token="$(sed -n "s/.*demo's API token \([0-9a-f]*\).*/\1/p" <<<"$demo_out")"
+    token="$(sed -n 's/.*API token for demo: \([0-9a-f]*\).*/\1/p' <<<"$demo_out")"
     [ -n "$token" ] || fail "no API token in the demo's output"
     demo_token=(--demo-token "$token")
 fi
