@@ -25,10 +25,10 @@ def count_engine() -> Iterator[None]:
         yield
 
 
-@pytest.fixture(scope="session")
-def runtime() -> Iterator[Path]:
+def sandbox_runtime(prefix: str, first_uid: int) -> Iterator[Path]:
+    """A private runtime directory for a session's bots, cleaned up after it with the slots' groups."""
     # Not under pytest's 0700 temp root: the slot uids must be able to traverse to their bot copies.
-    path = Path(tempfile.mkdtemp(prefix="arbiter-test-runtime-"))
+    path = Path(tempfile.mkdtemp(prefix=prefix))
     path.chmod(0o711)
     yield path
     # Launchers waiting for bots hold slots and live in their groups: end them, then remove the
@@ -37,9 +37,14 @@ def runtime() -> Iterator[Path]:
     support = detect("auto") if os.geteuid() == 0 else None
     if support is not None and support.usable:
         lock_dir = SandboxLimits().lock_path()
-        remove_idle_groups(support, range(FIRST_UID, FIRST_UID + SLOTS), lambda uid: _slot_free(lock_dir, uid))
+        remove_idle_groups(support, range(first_uid, first_uid + SLOTS), lambda uid: _slot_free(lock_dir, uid))
     unmount_all_under(path)
     shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def runtime() -> Iterator[Path]:
+    yield from sandbox_runtime("arbiter-test-runtime-", FIRST_UID)
 
 
 def _slot_free(lock_dir: Path, uid: int) -> bool:
