@@ -22,10 +22,12 @@ already paid.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import resource
 import shlex
 import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -128,7 +130,36 @@ def _capped(which: int, value: int) -> int:
     return value if hard == resource.RLIM_INFINITY else min(value, hard)
 
 
-def _bwrap_head(limits: SandboxLimits, bwrap: str, masks: list[str]) -> tuple[str, ...]:
+def _engines_copy(runtime: Path) -> Path:
+    """The engines package copied under ``runtime``, which every slot uid can traverse.
+
+    The checkout itself may sit where a slot uid cannot reach (a 0700 home or temp
+    directory).  The copy is named by its content, so worker processes sharing the
+    runtime directory share one copy, and a new version of the rules gets a new one.
+    """
+    sources = sorted(p for p in ENGINES_DIR.rglob("*.py") if "__pycache__" not in p.parts)
+    digest = hashlib.sha256()
+    for source in sources:
+        digest.update(str(source.relative_to(ENGINES_DIR)).encode() + b"\0" + source.read_bytes() + b"\0")
+    target = runtime / f"engines-{digest.hexdigest()[:16]}"
+    if target.is_dir():
+        return target
+    staging = Path(tempfile.mkdtemp(prefix="engines-", dir=runtime))
+    for source in sources:
+        copy = staging / source.relative_to(ENGINES_DIR)
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, copy)
+        copy.chmod(0o644)
+    for directory in [staging, *(d for d in staging.rglob("*") if d.is_dir())]:
+        directory.chmod(0o755)
+    try:
+        staging.rename(target)
+    except OSError:  # another worker process made the same copy first
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+def _bwrap_head(limits: SandboxLimits, bwrap: str, masks: list[str], engines_dir: Path) -> tuple[str, ...]:
     args = [
         bwrap,
         "--unshare-all",
@@ -150,7 +181,7 @@ def _bwrap_head(limits: SandboxLimits, bwrap: str, masks: list[str]) -> tuple[st
     for path in _ETC_WHITELIST:
         if os.path.exists(path):
             args += ["--ro-bind", path, path]
-    args += ["--ro-bind", str(ENGINES_DIR), f"{ENGINES_MOUNT}/engines"]
+    args += ["--ro-bind", str(engines_dir), f"{ENGINES_MOUNT}/engines"]
     args += ["--proc", "/proc", *masks, "--dev", "/dev", "--remount-ro", "/dev"]
     return tuple(args)
 
@@ -181,7 +212,7 @@ def plan(limits: SandboxLimits, sandboxed: bool, runtime: Path, bwrap_name: str 
         setpriv=tool("setpriv", "util-linux") if is_root else None,
         bwrap=bwrap,
         seccomp_program=program,
-        bwrap_head=_bwrap_head(limits, bwrap, masks) if bwrap else (),
+        bwrap_head=_bwrap_head(limits, bwrap, masks, _engines_copy(runtime)) if bwrap else (),
         cgroups=cgroups,
         own_tmpfs=sandboxed and is_root and can_mount(runtime),
         cpus=cpus,
