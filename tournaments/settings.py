@@ -261,6 +261,7 @@ if CELERY_BROKER_URL.startswith(("arbiterfs://", "filesystem://")):
         "store_processed": False,
         "quarantine_folder": str(_broker_dir / "quarantine"),
         "read_wait_s": ENV["ARBITER_BROKER_READ_WAIT_S"],
+        "polling_interval": ENV["ARBITER_BROKER_POLL_S"],
         # Broadcast (pidbox) tables; kombu's default is ./control in the cwd.
         "control_folder": str(_broker_dir / "control"),
     }
