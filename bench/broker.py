@@ -86,8 +86,7 @@ def race(transport: str, folder: Path, producers: int, per_producer: int, size: 
     """Concurrent producers and one consumer: how many messages were lost, duplicated and choked on."""
     context = multiprocessing.get_context("spawn")
     procs = [
-        context.Process(target=_produce, args=(transport, str(folder), p, per_producer, size))
-        for p in range(producers)
+        context.Process(target=_produce, args=(transport, str(folder), p, per_producer, size)) for p in range(producers)
     ]
     received: list[str] = []
     choked = 0

@@ -18,6 +18,7 @@ counted, instead of raising.  Registered as ``arbiterfs://`` by
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import logging
@@ -56,10 +57,11 @@ def register() -> None:
 class Channel(filesystem.Channel):
     """A file-system channel whose message files appear whole or not at all."""
 
-    def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:
+    # Kombu's stubs give the base and the file-system channel different signatures; this is the latter.
+    def _put(self, queue: str, payload: dict[str, Any], **kwargs: Any) -> None:  # type: ignore[override]
         """Write ``payload`` under a hidden name, then rename it into the queue folder."""
         # Kombu's name: milliseconds first keeps the folder's sorted order the sending order.
-        name = f"{int(round(time.monotonic() * 1000))}_{uuid.uuid4()}.{queue}.msg"
+        name = f"{round(time.monotonic() * 1000)}_{uuid.uuid4()}.{queue}.msg"
         final = os.path.join(self.data_folder_out, name)
         part = os.path.join(self.data_folder_out, f".{name}{PART_SUFFIX}")
         try:
@@ -70,7 +72,7 @@ class Channel(filesystem.Channel):
             _remove(part)
             raise ChannelError(f"Cannot add file {final!r} to directory") from exc
 
-    def _get(self, queue: str) -> Any:
+    def _get(self, queue: str, timeout: float | None = None) -> Any:
         """The oldest whole message of ``queue``; files that never parse are quarantined, not raised."""
         wanted = f"{queue}.msg"
         for name in sorted(os.listdir(self.data_folder_in)):
@@ -174,7 +176,5 @@ def _read_unlocked(path: str, deadline: float) -> bytes | None:
 
 
 def _remove(path: str) -> None:
-    try:
+    with contextlib.suppress(FileNotFoundError):
         os.remove(path)
-    except FileNotFoundError:
-        pass

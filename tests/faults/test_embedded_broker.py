@@ -28,7 +28,6 @@ from tests.live import ProcessSet, wait_for
 from tests.live.fixtures import LiveFactory
 from workers import broker_files
 
-
 # What kombu's Channel._put does (open under the final name, lock, write, unlock), stopped halfway:
 # it writes half the message, says so, and writes the rest when told to on stdin.
 IN_PLACE_WRITER = """
@@ -143,7 +142,8 @@ def test_arbiterfs_writers_show_a_message_only_once_it_is_whole(folder: Path) ->
         queue = conn.SimpleQueue(_queue(folder))
         data = _message(folder, {"match": 8})
         # A writer stopped halfway leaves this, and only this, in the folder.
-        (folder / "queue" / f".1_writer.{_queue(folder)}.msg{broker_files.PART_SUFFIX}").write_bytes(data[: len(data) // 2])
+        part = folder / "queue" / f".1_writer.{_queue(folder)}.msg{broker_files.PART_SUFFIX}"
+        part.write_bytes(data[: len(data) // 2])
         with pytest.raises(queue.Empty):
             queue.get_nowait()
         queue.put({"match": 9})

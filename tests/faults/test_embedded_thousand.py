@@ -63,9 +63,8 @@ def _children(pid: int) -> list[int]:
 
 
 def _is_celery(pid: int) -> bool:
-    with contextlib.suppress(OSError):
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return b"celery" in f.read()
+    with contextlib.suppress(OSError), open(f"/proc/{pid}/cmdline", "rb") as f:
+        return b"celery" in f.read()
     return False
 
 
