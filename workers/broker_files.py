@@ -49,6 +49,14 @@ def quarantined_count() -> int:
     return _quarantined
 
 
+def quarantined_files(folder: str | Path) -> int:
+    """How many message files wait in quarantine folder ``folder`` (every process's, until someone looks)."""
+    try:
+        return sum(1 for entry in os.scandir(folder) if entry.is_file())
+    except FileNotFoundError:
+        return 0
+
+
 def register() -> None:
     """Make ``arbiterfs://`` name this transport (kombu resolves the alias when it connects)."""
     TRANSPORT_ALIASES[ALIAS] = f"{__name__}:Transport"
