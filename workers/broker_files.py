@@ -83,6 +83,8 @@ class Channel(filesystem.Channel):
     def _get(self, queue: str, timeout: float | None = None) -> Any:
         """The oldest whole message of ``queue``; files that never parse are quarantined, not raised."""
         wanted = f"{queue}.msg"
+        # A missing processed folder would make every rename below fail like a lost race: never take anything.
+        os.makedirs(self.processed_folder, exist_ok=True)
         for name in sorted(os.listdir(self.data_folder_in)):
             if name.startswith(".") or name.partition(".")[2] != wanted:
                 continue
@@ -105,6 +107,7 @@ class Channel(filesystem.Channel):
         """The message in a file this consumer took; None when it was quarantined."""
         deadline = time.monotonic() + self.read_wait_s
         while True:
+            data: bytes | None = None
             try:
                 data = _read_unlocked(path, deadline)
                 payload = loads(bytes_to_str(data)) if data is not None else None
