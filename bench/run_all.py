@@ -8,6 +8,8 @@ Sections, each in its own process (Django reads its settings once per process):
 4. schedule  a 200-bot round robin through the service      (baseline: COPY of the same rows)
 5. http      API latency, 20 clients, 10,000 bots           (baseline: a trivial endpoint under the same load)
 6. scale     claim+record per second, N simulated workers    (baseline: SELECT 1 round trips, same N)
+7. broker    the embedded broker: messages/s, and messages lost under concurrent producers
+                                                            (baseline: kombu's own filesystem transport)
 
 and, when their files are there, ``bench.ratings_fit`` and ``bench.pages``.
 
@@ -41,6 +43,7 @@ FULL = {
     "schedule": ["bench.schedule", "--bots", "200", "--repeat", "3", "--profile"],
     "http": ["bench.http_latency", "--clients", "20", "--seconds", "8", "--profile"],
     "scale": ["bench.scale", "--workers", "4", "--workers", "8", "--workers", "16", "--seconds", "5"],
+    "broker": ["bench.broker"],
 }
 QUICK = {
     "engines": ["bench.engines", "--seconds", "0.1", "--game", "gamesup"],
@@ -49,6 +52,7 @@ QUICK = {
     "schedule": ["bench.schedule", "--bots", "30", "--repeat", "1", "--profile"],
     "http": ["bench.http_latency", "--clients", "4", "--seconds", "1"],
     "scale": ["bench.scale", "--workers", "2", "--seconds", "1", "--bots", "6"],
+    "broker": ["bench.broker", "--messages", "200", "--producers", "2", "--per-producer", "100", "--size", "1024"],
 }
 # Other engineers' benchmarks, run when they are there (no services needed).
 OPTIONAL = {
@@ -60,7 +64,7 @@ for _name, (_full, _quick) in OPTIONAL.items():
         FULL[_name], QUICK[_name] = _full, _quick
 NEEDS_SERVICES = {"e2e", "schedule", "http", "scale"}
 # Lines worth repeating at the end: the verdicts and the headline figures.
-SUMMARY_MARKERS = ("target met", "TARGET MISSED", " ratio ", "server:", "sandbox:", "baseline")
+SUMMARY_MARKERS = ("target met", "TARGET MISSED", " ratio ", "server:", "sandbox:", "baseline", "race:")
 
 
 def _reachable(url: str, default_port: int) -> str | None:

@@ -244,17 +244,24 @@ else:
 
 # -- Celery --------------------------------------------------------------------------------
 
-CELERY_BROKER_URL = ENV["CELERY_BROKER_URL"] or ENV["REDIS_URL"] or "filesystem://"
-if CELERY_BROKER_URL.startswith("filesystem://"):
+# Embedded: workers/broker_files.py, kombu's file-system transport writing each message file
+# whole (a temporary name, then a rename) and quarantining files that do not parse.  Kombu's own
+# "filesystem://" still works, without those guarantees (docs/operations.md).
+CELERY_BROKER_URL = ENV["CELERY_BROKER_URL"] or ENV["REDIS_URL"] or "arbiterfs://"
+if CELERY_BROKER_URL.startswith(("arbiterfs://", "filesystem://")):
     _broker_dir = VAR_DIR / "broker"
-    for _part in ("queue", "processed", "control"):
+    for _part in ("queue", "processed", "control", "quarantine"):
         (_broker_dir / _part).mkdir(parents=True, exist_ok=True)
     # Producer and consumer share one folder: "out" of the web is "in" of the worker.
     CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = {
         "data_folder_in": str(_broker_dir / "queue"),
         "data_folder_out": str(_broker_dir / "queue"),
+        # A consumer takes a file by renaming it here: the same file system as the queue.
         "processed_folder": str(_broker_dir / "processed"),
         "store_processed": False,
+        "quarantine_folder": str(_broker_dir / "quarantine"),
+        "read_wait_s": ENV["ARBITER_BROKER_READ_WAIT_S"],
+        "polling_interval": ENV["ARBITER_BROKER_POLL_S"],
         # Broadcast (pidbox) tables; kombu's default is ./control in the cwd.
         "control_folder": str(_broker_dir / "control"),
     }

@@ -1,8 +1,9 @@
 """The Celery application, configured from Django settings (``CELERY_*``).
 
 Run a worker with ``celery -A workers.celery_app worker``.  The broker is
-Redis in production and Celery's file-system transport under ``var/``
-when nothing is configured (see tournaments/settings.py).  Tasks live in
+Redis in production and the file-system transport of ``workers.broker_files``
+(``arbiterfs://``) under ``var/`` when nothing is configured (see
+tournaments/settings.py).  Tasks live in
 the Django apps they serve (``tournaments/<domain>/tasks.py``) and are found
 by autodiscovery; each of those modules adds its own periodic tasks to beat.
 """
@@ -16,7 +17,10 @@ from typing import Any
 from celery import Celery
 from celery.signals import worker_init
 
+from workers import broker_files
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
+broker_files.register()  # before the settings name arbiterfs:// and anything connects
 
 app = Celery("arbiter")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -185,6 +185,12 @@ _add("ARBITER_SWEEP_EVERY_S", "float", 5.0, "Seconds between runs of the lease s
 _add("ARBITER_DISPATCH_EVERY_S", "float", 15.0, "Seconds between runs of the dispatcher, which sends the messages "
      "the broker lost (one per queued match).", _G, minimum=1)  # fmt: skip
 _add("ARBITER_DISPATCH_BATCH", "int", 2000, "Most messages the dispatcher sends in one run.", _G, minimum=1)
+_add("ARBITER_BROKER_POLL_S", "float", 0.1, "Embedded broker: seconds a worker waits before it looks in the queue "
+     "folder again after finding nothing it may take (kombu's default of 1 s caps a worker at a message per process "
+     "per second).", _G, minimum=0.01)  # fmt: skip
+_add("ARBITER_BROKER_READ_WAIT_S", "float", 2.0, "Embedded broker: seconds a consumer waits for a message file that "
+     "is still locked or does not parse yet (a writer of kombu's own file-system transport) before it quarantines the "
+     "file.", _G, minimum=0)  # fmt: skip
 _add("ARBITER_RESULT_RETRY_S", "float", 600.0, "Seconds a worker keeps trying to record a match it played while "
      "the database is unreachable (with backoff) before it gives the result up.", _G, minimum=0)  # fmt: skip
 _add("ARBITER_WORKER_MIN_FREE_MB", "int", 64, "A worker takes matches only while its temp dirs have this much free "

@@ -136,6 +136,16 @@ def test_metrics_count_what_the_database_holds(
 
 
 @pytest.mark.django_db
+def test_metrics_count_the_embedded_brokers_quarantined_files(client: Client, settings: Any, tmp_path: Any) -> None:
+    assert "arbiter_broker_quarantined_files" not in _scrape(client)  # Redis, or here the in-memory broker
+    settings.CELERY_BROKER_TRANSPORT_OPTIONS = {"quarantine_folder": str(tmp_path)}
+    for name in ("1_a.celery.msg", "2_b.celery.msg"):
+        (tmp_path / name).write_text('{"bo')
+    sample = ("arbiter_broker_quarantined_files", ())
+    assert _scrape(client)["arbiter_broker_quarantined_files"] == {sample: 2}
+
+
+@pytest.mark.django_db
 def test_metrics_token(client: Client, settings: Any) -> None:
     settings.ARBITER_METRICS_TOKEN = "s3cret-scrape-token"
     assert client.get("/metrics").status_code == 401

@@ -20,6 +20,8 @@ Exported families (all prefixed ``arbiter_``):
 * ``tournaments{status}`` (gauge), ``bots`` (gauge, active bots).
 * ``broker_queue_messages{queue}`` (gauge): messages waiting in each Celery queue,
   -1 when the broker cannot be asked.
+* ``broker_quarantined_files`` (gauge, embedded broker only): message files that did not
+  parse, kept in ``var/broker/quarantine/`` (workers/broker_files.py).
 * ``sweep_age_seconds`` (gauge): since beat's lease sweeper last ran, -1 when it never has.
 * ``lease_expiries_total`` (counter): running attempts the sweeper ended because their lease expired.
 * ``match_reruns_total{cause}`` (counter): attempts the service ended and ran again, by cause:
@@ -50,6 +52,7 @@ from tournaments.matches.marks import EXPIRED, recovery_marks, reruns_by_cause
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.ops.health import sweep_age_s, unfit_workers
 from tournaments.ratings.models import RatingChange
+from workers.broker_files import quarantined_files
 from workers.celery_app import queue_depths
 
 # Seconds; matches last from well under a second (tiny ply caps) to many minutes.
@@ -144,6 +147,12 @@ class DatabaseCollector:
         for queue, depth in sorted(_broker_depths().items()):
             broker.add_metric([queue], depth)
         yield broker
+        quarantine = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("quarantine_folder")
+        if quarantine:
+            yield GaugeMetricFamily(
+                "arbiter_broker_quarantined_files", "Message files the embedded broker could not parse (quarantined).",
+                value=quarantined_files(quarantine),
+            )  # fmt: skip
         yield from _recovery()
 
 
