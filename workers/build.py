@@ -141,7 +141,9 @@ def _run(proc: BotProcess, command: tuple[str, ...], limits: BuildLimits) -> Bui
         raise InfrastructureError("the build's processes could not all be stopped")
     output = _tail_text(*(bytes(t.data) for t in tails))
     if code is None:
-        return BuildOutcome(False, _with_output(f"the build took longer than {limits.seconds} s and was stopped", output))
+        return BuildOutcome(
+            False, _with_output(f"the build took longer than {limits.seconds} s and was stopped", output)
+        )
     if over_memory:
         return BuildOutcome(
             False, _with_output(f"the build used more than {limits.memory_mb} MiB of memory and was stopped", output)

@@ -42,13 +42,28 @@ UPLOAD_ERRORS = {
 
 class VersionOutputSerializer(serializers.ModelSerializer):
     retired = serializers.SerializerMethodField()
+    state = serializers.SerializerMethodField(
+        help_text="ready (plays), building (the service builds it: bot.json's build) or failed (never plays)."
+    )
+    build_log = serializers.SerializerMethodField(
+        help_text="The build's last output lines, or why it failed (empty without a build)."
+    )
 
     class Meta:
         model = BotVersion
-        fields = ["id", "number", "filename", "checksum", "size", "kind", "command", "notes", "created", "retired"]
+        fields = [
+            "id", "number", "filename", "checksum", "size", "kind", "command", "notes", "created", "retired",
+            "state", "build_log",
+        ]  # fmt: skip
 
     def get_retired(self, version: BotVersion) -> bool:
         return hasattr(version, "retirement")
+
+    def get_state(self, version: BotVersion) -> str:
+        return getattr(version, "build_state", None) or "ready"
+
+    def get_build_log(self, version: BotVersion) -> str:
+        return getattr(version, "build_log", None) or ""
 
 
 class BotOutputSerializer(serializers.ModelSerializer):
@@ -271,7 +286,8 @@ class BotVersionListCreateApi(GenericAPIView):
         version = bot_version_create(
             bot=bot, user=request.user, package=package, filename=filename, notes=data.validated_data["notes"]
         )
-        return Response(VersionOutputSerializer(version).data, status=status.HTTP_201_CREATED)
+        shown = version_get(bot_id=bot.id, number=version.number)  # with its build's state
+        return Response(VersionOutputSerializer(shown).data, status=status.HTTP_201_CREATED)
 
 
 class BotVersionRetireApi(APIView):
