@@ -40,9 +40,10 @@ def test_a_c_bot_is_built_into_a_package(limits: SandboxLimits) -> None:
         package(GCC, {"bot.c": "int main(void) { return 0; }\n"}), "bot.zip", tuple(GCC), bots=limits, limits=LIMITS
     )
     assert outcome.ok, outcome.log
-    names = tarfile.open(fileobj=io.BytesIO(outcome.archive)).getnames()
+    with tarfile.open(fileobj=io.BytesIO(outcome.archive)) as archive:
+        names = archive.getnames()
+        member = archive.getmember("bot")
     assert sorted(names) == ["bot", "bot.c", "bot.json"]
-    member = tarfile.open(fileobj=io.BytesIO(outcome.archive)).getmember("bot")
     assert member.mode & 0o111 and member.size > 0
     assert inspect_package(outcome.archive, BUILT_FILENAME).command == ("./bot",)
     assert slot_tasks() == 0

@@ -92,7 +92,8 @@ class RatingRowSerializer(RatingNumbersSerializer):
 
 class BotDetailSerializer(BotOutputSerializer):
     current_version = serializers.IntegerField(
-        allow_null=True, help_text="Number of the newest version that is not retired: the one that plays."
+        allow_null=True, help_text="Number of the newest version that is not retired and is built (when bot.json names a build): "
+        "the one that plays."
     )
     versions = VersionOutputSerializer(many=True)
     ratings = RatingRowSerializer(many=True, help_text="Ratings of the current version (?versions=all: of all).")
@@ -203,7 +204,7 @@ class BotListCreateApi(GenericAPIView):
             filename=filename,
         )
         bot = bot_get(user=request.user, bot_id=version.bot_id)
-        bot.version = version  # type: ignore[union-attr]
+        bot.version = version_get(bot_id=version.bot_id, number=version.number)  # type: ignore[union-attr]
         return Response(BotCreatedSerializer(bot).data, status=status.HTTP_201_CREATED)
 
 

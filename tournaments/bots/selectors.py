@@ -88,11 +88,14 @@ def bot_version_sources(*, version_id: int) -> tuple[bytes, str]:
     return bytes(version.package), version.filename
 
 
+def versions_built(*, path: str = "") -> Q:
+    """Versions that need no build or whose build is READY (reached through ``path``, e.g. ``bot_version__``)."""
+    return Q(**{f"{path}build__isnull": True}) | Q(**{f"{path}build__status": BotBuild.Status.READY})
+
+
 def versions_playable(*, path: str = "") -> Q:
     """Versions that may play (reached through ``path``, e.g. ``bot_version__``): not retired, built if built."""
-    return Q(**{f"{path}retirement__isnull": True}) & (
-        Q(**{f"{path}build__isnull": True}) | Q(**{f"{path}build__status": BotBuild.Status.READY})
-    )
+    return Q(**{f"{path}retirement__isnull": True}) & versions_built(path=path)
 
 
 def version_unplayable(*, version: BotVersion) -> str | None:
