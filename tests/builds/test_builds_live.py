@@ -101,6 +101,8 @@ def test_sources_are_built_then_rated_and_a_failed_build_never_plays(live_proces
     assert failed["build_log"].startswith("the build failed (exit status 1):")
     assert "error: expected" in failed["build_log"]
     assert api.get(f"/api/bots/{broken['id']}/")["current_version"] is None
+    status, _, page = api.raw("GET", f"/bots/{broken['id']}/", headers={"Accept": "text/html"})
+    assert status == 200 and b"build-failed" in page and b"error: expected" in page
     status, _, body = api.raw(
         "POST",
         "/api/tournaments/",

@@ -181,13 +181,12 @@ def _manifest_zip(manifest: dict[str, object], files: dict[str, str]) -> bytes:
     return buffer.getvalue()
 
 
-def test_a_package_with_a_build_must_hold_its_program() -> None:
+def test_a_package_with_a_build_is_sources_the_server_builds() -> None:
     build = ["gcc", "-o", "bot", "bot.c"]
     unbuilt = _manifest_zip({"command": ["./bot"], "build": build}, {"bot.c": "int main(void) { return 0; }"})
-    with pytest.raises(PackageError, match=r"its program './bot' is not in the package: build it before packaging"):
-        inspect_package(unbuilt, "b.zip")
-    built = _manifest_zip({"command": ["./bot"], "build": build}, {"bot.c": "", "bot": "\x7fELF"})
-    assert inspect_package(built, "b.zip").command == ("./bot",)
+    info = inspect_package(unbuilt, "b.zip")
+    assert info.command == ("./bot",) and info.build == tuple(build)
+    assert inspect_package(_manifest_zip({"command": ["./bot"]}, {"bot": ""}), "b.zip").build == ()
     # A runtime from /usr needs nothing built into the package.
     assert inspect_package(_manifest_zip({"command": ["node", "x.js"], "build": ["true"]}, {"x.js": ""}), "b.zip")
     with pytest.raises(PackageError, match=r'"build" in bot\.json must be a command'):

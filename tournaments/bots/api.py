@@ -92,8 +92,9 @@ class RatingRowSerializer(RatingNumbersSerializer):
 
 class BotDetailSerializer(BotOutputSerializer):
     current_version = serializers.IntegerField(
-        allow_null=True, help_text="Number of the newest version that is not retired and is built (when bot.json names a build): "
-        "the one that plays."
+        allow_null=True,
+        help_text="Number of the newest version that is not retired and is built (when bot.json names a build): "
+        "the one that plays.",
     )
     versions = VersionOutputSerializer(many=True)
     ratings = RatingRowSerializer(many=True, help_text="Ratings of the current version (?versions=all: of all).")
