@@ -2,7 +2,7 @@
 
 arbiter new gamesup mybot --lang python
 arbiter check mybot
-arbiter play --game gamesup mybot bots/greedy --games 20
+arbiter play --game gamesup mybot workers/kit/bots/greedy --games 20
 arbiter login --server http://localhost:8000 --username ada
 arbiter upload mybot
 arbiter status
