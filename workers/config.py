@@ -184,6 +184,8 @@ _add("ARBITER_HEARTBEAT_S", "float", 5.0, "Seconds between a worker's lease rene
 _add("ARBITER_SWEEP_EVERY_S", "float", 5.0, "Seconds between runs of the lease sweeper.", _G, minimum=1)
 _add("ARBITER_DISPATCH_EVERY_S", "float", 15.0, "Seconds between runs of the dispatcher, which sends the messages "
      "the broker lost (one per queued match).", _G, minimum=1)  # fmt: skip
+_add("ARBITER_RUNTIME_WAIT_S", "float", 3600.0, "A queued match that a worker left for want of a runtime (`node`...) "
+     "is ended as errored (never rated) when no worker with it took it this long after.", _G, minimum=1)  # fmt: skip
 _add("ARBITER_DISPATCH_BATCH", "int", 2000, "Most messages the dispatcher sends in one run.", _G, minimum=1)
 _add("ARBITER_RESULT_RETRY_S", "float", 600.0, "Seconds a worker keeps trying to record a match it played while "
      "the database is unreachable (with backoff) before it gives the result up.", _G, minimum=0)  # fmt: skip

@@ -127,6 +127,17 @@ def version_build_run(*, version_id: int, worker: str) -> str:
     return "ready" if outcome.ok else "failed"
 
 
+def builds_waiting_for_runtimes() -> dict[str, int]:
+    """Builds that a worker left for want of their program, by that program (for /healthz)."""
+    left = BotBuild.objects.filter(status=BotBuild.Status.BUILDING, worker="")
+    commands = left.filter(log__startswith="waiting for a worker")
+    counts: dict[str, int] = {}
+    for command in commands.values_list("command", flat=True):
+        runtime = runtime_of(command) or "?"
+        counts[runtime] = counts.get(runtime, 0) + 1
+    return counts
+
+
 def builds_resend(*, now: datetime | None = None) -> int:
     """Send again every build that waits past its time; fail those whose workers kept dying.  How many were sent."""
     now = now or db_clock()
