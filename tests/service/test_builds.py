@@ -10,6 +10,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.conf import settings as django_settings
 
 from tournaments.bots.builds import build_claim, build_record, builds_resend
 from tournaments.bots.models import BotBuild
@@ -17,6 +18,7 @@ from tournaments.bots.selectors import version_current, versions_current
 from tournaments.bots.services import bot_create, bot_version_create
 from tournaments.dbclock import db_clock
 from workers.build import BuildOutcome
+from workers.celery_app import app, queue_depths
 
 pytestmark = pytest.mark.django_db
 
@@ -59,6 +61,10 @@ def test_a_lost_build_is_sent_again_then_fails_after_its_attempts(user: Any, set
     assert build_claim(version_id=version.id, worker="w1") is not None
     assert builds_resend() == 0  # its worker still holds it
     assert builds_resend(now=later) == 1  # the worker died: sent again, free to claim
+    queue = django_settings.CELERY_TASK_DEFAULT_QUEUE
+    assert queue_depths([queue]) == {queue: 1}
+    with app.connection_for_write() as connection:  # the message is this test's: leave the broker empty
+        connection.default_channel.queue_purge(queue)
     assert build_claim(version_id=version.id, worker="w2") == (2, GCC)
     assert builds_resend(now=later + timedelta(seconds=600)) == 0
     build = BotBuild.objects.get(version=version)

@@ -25,6 +25,7 @@ from django.db.models import F, Q
 
 from tournaments.bots.models import BotBuild, BotVersion
 from tournaments.bots.selectors import bot_version_sources
+from tournaments.bots.tasks import version_build
 from tournaments.dbclock import db_clock
 from workers.build import BuildLimits, BuildOutcome, build_package
 from workers.runtimes import runtime_available, runtime_of
@@ -45,8 +46,6 @@ def _resend_at(now: datetime) -> datetime:
 
 
 def _send(version_id: int) -> None:
-    from tournaments.bots.tasks import version_build
-
     try:
         version_build.apply_async(args=(version_id,))
     except Exception:  # the broker is down: the sweeper sends it once it is back

@@ -78,9 +78,11 @@ def _entrants(*, bot_ids: Sequence[int], game: Game, user: Any, version_ids: Seq
             )
         if version.bot_id in pinned:
             raise ServiceError(f"Two versions of bot {version.bot_id}.", fields={"versions": ["two versions"]})
-        unplayable = version_unplayable(version=version)
-        if unplayable is not None:
-            raise ServiceError(f"Version {version.id}: {unplayable}.", fields={"versions": [unplayable]})
+        if hasattr(version, "retirement"):
+            raise ServiceError(f"Version {version.id} is retired.", fields={"versions": ["retired version"]})
+        unbuilt = version_unplayable(version=version)
+        if unbuilt is not None:  # still building, or its build failed
+            raise ServiceError(f"Version {version.id}: {unbuilt}.", fields={"versions": ["not built"]})
         pinned.add(version.bot_id)
         chosen[version.bot_id] = version.id
     missing = set(version_ids) - set(chosen.values())
