@@ -191,3 +191,20 @@ def test_a_package_with_a_build_is_sources_the_server_builds() -> None:
     assert inspect_package(_manifest_zip({"command": ["node", "x.js"], "build": ["true"]}, {"x.js": ""}), "b.zip")
     with pytest.raises(PackageError, match=r'"build" in bot\.json must be a command'):
         inspect_package(_manifest_zip({"command": ["./bot"], "build": "make"}, {"bot": ""}), "b.zip")
+
+
+def test_status_shows_a_failed_build_with_its_lines_made_safe(capsys: pytest.CaptureFixture[str]) -> None:
+    from workers.kit.cli import _builds_show
+
+    failed = {"number": 2, "state": "failed", "build_log": "the build failed (exit status 1):\nbot.c:1: \x1b[31merror"}
+    _builds_show({"versions": [{"number": 1, "state": "ready", "build_log": ""}, failed]})
+    out = capsys.readouterr().out
+    assert out == (
+        "    version 2: the build failed; it never plays:\n"
+        "      | the build failed (exit status 1):\n"
+        "      | bot.c:1: \\x1b[31merror\n"
+    )
+    _builds_show({"versions": [{"number": 3, "state": "building", "build_log": ""}]})
+    assert capsys.readouterr().out == "    version 3: building on the server\n"
+    _builds_show({"versions": [{"number": 4, "state": "ready", "build_log": ""}]})
+    assert capsys.readouterr().out == ""

@@ -118,7 +118,10 @@ def version_build_run(*, version_id: int, worker: str) -> str:
         outcome = build_package(
             data, filename, tuple(command), bots=settings.ARBITER_SANDBOX, limits=BuildLimits.from_env()
         )
-    except InfrastructureError as exc:
+    except Exception as exc:
+        # No slot, no sandbox, a full disk: this worker's fault, never the author's.
+        if not isinstance(exc, InfrastructureError):
+            logger.exception("build of version %s attempt %s failed on this worker", version_id, attempt)
         logger.warning("build of version %s attempt %s: this worker could not run it (%s)", version_id, attempt, exc)
         _release(version_id=version_id, attempt=attempt, note=f"to be built again (a worker failed: {exc})")
         return "given back"
