@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from workers.cgroups import CgroupError, CgroupSupport, current_group, group_name, read_text, write_text
+from workers.cgroups import CgroupError, CgroupSupport, GroupBusyError, current_group, group_name, read_text, write_text
 
 # CPU weight of a bot on move and off move where cpu.idle is missing (v1 shares, v2 weight).
 _WEIGHTS = {1: ("cpu.shares", "1024", "2"), 2: ("cpu.weight", "100", "1")}
@@ -102,7 +102,8 @@ class SlotGroup:
     def prepare(self, memory_bytes: int, processes: int) -> None:
         """Make the group if needed, make sure it is empty and set its limits (before a launcher joins).
 
-        Raises CgroupError when the group cannot be made or set, or still holds processes.
+        Raises CgroupError when the group cannot be made or set, GroupBusyError when it still
+        holds processes.
         """
         for controller, directory in self.dirs.items():
             if not directory.is_dir():
@@ -123,7 +124,7 @@ class SlotGroup:
             # A worker that died while holding the slot left these: they are ours (our group).
             self.kill()
             if not self.wait_empty(5.0):
-                raise CgroupError(0, f"slot group {self.dirs['pids']} still holds processes")
+                raise GroupBusyError(0, f"slot group {self.dirs['pids']} still holds processes")
         self._set_limits(memory_bytes, processes)
         self._set_cpus(None)
 

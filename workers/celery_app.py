@@ -50,9 +50,15 @@ def queue_depths(queues: Sequence[str], *, timeout_s: int = 2) -> dict[str, int]
 
 @worker_init.connect
 def _report_sandbox(**_: Any) -> None:
-    """At a worker's start: log what its bot sandbox lacks; refuse to start on a slot uid range conflict."""
+    """At a worker's start: log what its bot sandbox lacks; refuse to start on a slot uid range conflict.
+
+    Then, in this main process (the subreaper its pool processes' orphans go
+    to), reap the launchers a pool process killed mid-match leaves behind.
+    """
     from django.conf import settings
 
     from workers.sandbox import report_at_start
+    from workers.strays import start_stray_reaper
 
     report_at_start(settings.ARBITER_SANDBOX)
+    start_stray_reaper()

@@ -50,6 +50,14 @@ class CgroupError(OSError):
     """A control group could not be set up or used."""
 
 
+class GroupBusyError(CgroupError):
+    """A slot's group still counts processes after the kill: zombies nobody has reaped yet.
+
+    Their parent (the subreaper a killed worker left them to) decides when they
+    go; until then the slot is held back and another one is used.
+    """
+
+
 @dataclass(frozen=True)
 class CgroupSupport:
     """What :func:`detect` found: the version in use and each controller's base directory."""

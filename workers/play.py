@@ -102,8 +102,7 @@ def _fmt_elo(x: float) -> str:
     return f"{x + 0.0:+.0f}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
 
 
-def main(argv: Sequence[str] | None = None, prog: str = "python -m workers.play") -> int:
-    """Run the command line; returns the process exit status."""
+def _parser(prog: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", required=True, help="game id, e.g. gamesup")
     parser.add_argument("bots", nargs=2, type=Path, metavar="BOT", help=".py file, .zip/.tar.gz package or directory")
@@ -118,6 +117,56 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m workers.play"
     parser.add_argument(
         "--allow-unsandboxed", action="store_true", help="run bots as plain processes if bubblewrap is missing"
     )
+    return parser
+
+
+def _report_game(
+    i: int,
+    seed: int,
+    record: MatchRecord,
+    order: list[int],
+    names: list[str],
+    statuses: dict[str, int],
+    *,
+    as_json: bool,
+) -> float:
+    """Print one game's line (or JSON record) and its forfeits; returns the first bot's points."""
+    pts = points_for_first(record, order)
+    if as_json:
+        print(json.dumps(record.to_json()))
+    else:
+        seating = ", ".join(f"{s}:{names[b]}" for s, b in enumerate(order))
+        outcome = {1.0: f"{names[0]} wins", 0.5: "draw", 0.0: f"{names[1]} wins"}[pts]
+        print(f"game {i + 1} seed {seed} [{seating}] ranks {record.ranks}: ", end="")
+        print(f"{outcome} ({record.reason})", flush=True)
+    for seat, rec in enumerate(record.seat_records):
+        if rec.status is SeatStatus.OK:
+            continue
+        key = f"{names[order[seat]]} {rec.status}"
+        statuses[key] = statuses.get(key, 0) + 1
+        if not as_json:
+            # Bot text never reaches the terminal raw (escape sequences, carriage returns).
+            print(f"    seat {seat} ({names[order[seat]]}): {rec.status}: {clean_text(rec.detail)}")
+            for text in clean_text(rec.stderr).strip().splitlines()[-5:]:
+                print(f"    | {text}")
+    return pts
+
+
+def _report_total(points: list[float], names: list[str], statuses: dict[str, int]) -> None:
+    wins, draws = points.count(1.0), points.count(0.5)
+    stats = summary(points)
+    print(
+        f"{names[0]} vs {names[1]}: +{wins} ={draws} -{len(points) - wins - draws} "
+        f"score {stats['score'] * 100:.1f}% "
+        f"Elo {_fmt_elo(stats['elo'])} (95%: {_fmt_elo(stats['elo_low'])} .. {_fmt_elo(stats['elo_high'])})"
+    )
+    for key, count in sorted(statuses.items()):
+        print(f"forfeits: {key} x{count}")
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "python -m workers.play") -> int:
+    """Run the command line; returns the process exit status."""
+    parser = _parser(prog)
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error("--games must be at least 1")
@@ -147,56 +196,25 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m workers.play"
             print(f"error: {exc}", file=sys.stderr)
             return 2
         for i in range(args.games):
-            order = seat_order(i, seats)
+            order, seed = seat_order(i, seats), args.seed + i
+            spec = MatchSpec(
+                match_id=f"local-{seed}", engine_id=args.game, options=options, seed=seed, seats=seats, clock=clock
+            )
             try:
-                spec = MatchSpec(
-                    match_id=f"local-{args.seed + i}",
-                    engine_id=args.game,
-                    options=options,
-                    seed=args.seed + i,
-                    seats=seats,
-                    clock=clock,
-                )
                 record = play_match(spec, [programs[b] for b in order], limits=limits)
             except InfrastructureError as exc:
                 sys.stderr.write("\n")
                 print(f"error: {exc}", file=sys.stderr)
                 print("hint: install bubblewrap, or pass --allow-unsandboxed to run bots unprotected", file=sys.stderr)
                 return 3
-            pts = points_for_first(record, order)
-            points.append(pts)
             if args.games > 1:
                 sys.stderr.write("\r\033[K")
-            if args.json:
-                print(json.dumps(record.to_json()))
-            else:
-                seating = ", ".join(f"{s}:{names[b]}" for s, b in enumerate(order))
-                outcome = {1.0: f"{names[0]} wins", 0.5: "draw", 0.0: f"{names[1]} wins"}[pts]
-                print(f"game {i + 1} seed {args.seed + i} [{seating}] ranks {record.ranks}: ", end="")
-                print(f"{outcome} ({record.reason})", flush=True)
-            for seat, rec in enumerate(record.seat_records):
-                if rec.status is not SeatStatus.OK:
-                    key = f"{names[order[seat]]} {rec.status}"
-                    statuses[key] = statuses.get(key, 0) + 1
-                    if not args.json:
-                        # Bot text never reaches the terminal raw (escape sequences, carriage returns).
-                        print(f"    seat {seat} ({names[order[seat]]}): {rec.status}: {clean_text(rec.detail)}")
-                        tail = clean_text(rec.stderr).strip().splitlines()[-5:]
-                        for text in tail:
-                            print(f"    | {text}")
+            points.append(_report_game(i, seed, record, order, names, statuses, as_json=args.json))
             if args.games > 1:
                 progress(i + 1, args.games)
     if args.games > 1:
         sys.stderr.write("\n")
-    wins, draws = points.count(1.0), points.count(0.5)
-    stats = summary(points)
-    print(
-        f"{names[0]} vs {names[1]}: +{wins} ={draws} -{len(points) - wins - draws} "
-        f"score {stats['score'] * 100:.1f}% "
-        f"Elo {_fmt_elo(stats['elo'])} (95%: {_fmt_elo(stats['elo_low'])} .. {_fmt_elo(stats['elo_high'])})"
-    )
-    for key, count in sorted(statuses.items()):
-        print(f"forfeits: {key} x{count}")
+    _report_total(points, names, statuses)
     return 0
 
 

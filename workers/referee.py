@@ -150,6 +150,34 @@ def _end_all(procs: list[BotProcess], ref: Conversation | None, lease: CpuLease 
         lease.release()
 
 
+def _converse(
+    ref: Conversation,
+    spec: MatchSpec,
+    options: dict[str, Any],
+    teams: list[list[int]],
+    state: engines.State,
+    records: list[SeatRecord],
+    moves: list[MoveRecord],
+) -> _Outcome:
+    """Start-up, the turns, the end message: the whole conversation with the started bots."""
+    faults = ref.startup(_start_messages(spec, options, teams))
+    for s, (name, version) in ref.ready_info.items():
+        records[s].name, records[s].version = name, version
+    if not faults:
+        try:
+            _play_turns(ref, state, spec.clock, ref.limits, moves)
+        except SeatFault as fault:
+            faults = [fault]
+    for f in faults:
+        records[f.seat].status, records[f.seat].detail = f.status, f.detail
+    outcome = _outcome(state, faults, teams, spec.seats)
+    end: dict[str, Any] = {"type": "end", "result": {"ranks": outcome.ranks}, "reason": outcome.reason}
+    if outcome.scores is not None:
+        end["result"]["scores"] = outcome.scores
+    ref.finish(end)
+    return outcome
+
+
 def play_match(spec: MatchSpec, bots: Sequence[BotProgram], *, limits: SandboxLimits | None = None) -> MatchRecord:
     """Play one match and return its record.
 
@@ -182,21 +210,7 @@ def play_match(spec: MatchSpec, bots: Sequence[BotProgram], *, limits: SandboxLi
             log.warning("match %s runs its bots WITHOUT a sandbox (ARBITER_ALLOW_UNSANDBOXED)", match_id)
         conns = [BotPipes(seat=s, proc=p) for s, p in enumerate(procs)]
         ref = Conversation(conns, spec.clock, limits, cpu_limit)
-        faults = ref.startup(_start_messages(spec, options, teams))
-        for s, (name, version) in ref.ready_info.items():
-            records[s].name, records[s].version = name, version
-        if not faults:
-            try:
-                _play_turns(ref, state, spec.clock, limits, moves)
-            except SeatFault as fault:
-                faults = [fault]
-        for f in faults:
-            records[f.seat].status, records[f.seat].detail = f.status, f.detail
-        outcome = _outcome(state, faults, teams, spec.seats)
-        end: dict[str, Any] = {"type": "end", "result": {"ranks": outcome.ranks}, "reason": outcome.reason}
-        if outcome.scores is not None:
-            end["result"]["scores"] = outcome.scores
-        ref.finish(end)
+        outcome = _converse(ref, spec, options, teams, state, records, moves)
     finally:
         _end_all(procs, ref, lease)
     for rec, c in zip(records, ref.conns, strict=True):

@@ -29,13 +29,13 @@ from pathlib import Path
 from typing import Any
 
 from workers import containers, launch, launcher, slots, warm
-from workers.botgroup import prime_migration, slot_group
+from workers.botgroup import SlotGroup, prime_migration, slot_group
 from workers.botprocess import BotProcess
 from workers.launcher import BOT_ENV, BotProgram, copy_bot
 from workers.runtimes import runtimes_report
 
 __all__ = ["BOT_ENV", "BotProgram", "capabilities", "copy_bot", "report_at_start", "sandbox_available", "start_bot"]
-from workers.cgroups import CgroupError, detect
+from workers.cgroups import CgroupError, GroupBusyError, detect
 from workers.limits import SandboxLimits
 from workers.slots import (
     NoFreeSlotError,
@@ -239,13 +239,8 @@ def start_bot(
 
 def _cold_launcher(plan: launch.LaunchPlan, runtime: Path, limits: SandboxLimits) -> warm.Launcher:
     """A launcher started now: slot, group (moved into it while other work goes on), process."""
-    slot = _acquire(limits) if os.geteuid() == 0 else None
+    slot, group = _acquire(plan, limits) if os.geteuid() == 0 else (None, None)
     try:
-        group = None
-        if slot is not None and plan.cgroups.usable:
-            prime_migration(plan.cgroups)
-            group = slot_group(plan.cgroups, slot.uid)
-            group.prepare(limits.memory_mb << 20, limits.processes)
         nproc = None
         if slot is not None and group is None:
             nproc = limits.processes  # RLIMIT_NPROC counts every task of the real uid: one uid per bot
@@ -259,25 +254,52 @@ def _cold_launcher(plan: launch.LaunchPlan, runtime: Path, limits: SandboxLimits
         raise InfrastructureError(f"could not start a bot: {exc}") from exc
 
 
+def _slot_and_group(plan: launch.LaunchPlan, limits: SandboxLimits, *, wait_s: float) -> tuple[Slot, SlotGroup | None]:
+    """A free slot with its control group emptied and set (no group without control groups).
+
+    A group that will not empty holds zombies only their parent can reap (the
+    launchers of a worker killed mid-match, left to a subreaper): that slot is
+    held back until they go and the next free one is tried, so a leftover of
+    someone else's crash never fails a match.
+    """
+    for _ in range(limits.slots):
+        slot = acquire_slot(limits.lock_path(), limits.first_uid, limits.slots, wait_s=wait_s)
+        if not plan.cgroups.usable:
+            return slot, None
+        group = slot_group(plan.cgroups, slot.uid)
+        try:
+            group.prepare(limits.memory_mb << 20, limits.processes)
+        except GroupBusyError:
+            slots.quarantine(slot, group.empty)
+            continue
+        except BaseException:
+            slot.release()
+            raise
+        return slot, group
+    raise NoFreeSlotError(f"every sandbox slot from uid {limits.first_uid} is held back or busy")
+
+
 def _warm_launcher(plan: launch.LaunchPlan, runtime: Path, limits: SandboxLimits) -> warm.Launcher | None:
     """A launcher for later, in a slot free right now (None when there is none)."""
     try:
-        slot = acquire_slot(limits.lock_path(), limits.first_uid, limits.slots, wait_s=0)
+        slot, group = _slot_and_group(plan, limits, wait_s=0)
     except NoFreeSlotError:
         return None
     try:
-        group = slot_group(plan.cgroups, slot.uid)
-        group.prepare(limits.memory_mb << 20, limits.processes)
         return launcher.spawn(plan, runtime, slot, group, None)
     except BaseException:
         slot.release()
         raise
 
 
-def _acquire(limits: SandboxLimits) -> Slot:
+def _acquire(plan: launch.LaunchPlan, limits: SandboxLimits) -> tuple[Slot, SlotGroup | None]:
+    if plan.cgroups.usable:
+        prime_migration(plan.cgroups)
     try:
-        return acquire_slot(limits.lock_path(), limits.first_uid, limits.slots)
+        return _slot_and_group(plan, limits, wait_s=30.0)
     except NoFreeSlotError as exc:
         raise InfrastructureError(str(exc)) from None
     except SlotRangeError as exc:
         raise SlotRangeConflictError(str(exc)) from None
+    except CgroupError as exc:
+        raise InfrastructureError(f"could not start a bot: {exc}") from exc

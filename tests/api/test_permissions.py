@@ -18,7 +18,7 @@ from rest_framework.test import APIClient
 
 from tests.api.conftest import assert_error
 from tests.service.conftest import RANDOM_BOT
-from tournaments.bots.services import bot_create, bot_version_create
+from tournaments.bots.services import bot_create, bot_update, bot_version_create
 from tournaments.competitions.services.challenges import challenge_create
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 from tournaments.matches.models import Match
@@ -332,3 +332,18 @@ def test_a_private_bot_enters_only_its_owners_tournaments(play: Any) -> None:
         response = _signed_in(intruder).post("/api/tournaments/", body, format="json")
         assert_error(response, 400)
     assert _signed_in(private.world.owner).post("/api/tournaments/", body, format="json").status_code == 201
+
+
+@pytest.mark.parametrize("actor", ["anonymous", "other"])
+def test_a_bot_made_private_after_it_played_leaves_others_their_tournament(actor: str, play: Any) -> None:
+    """The rival's owner cannot take the organiser's tournament, or its results, away from anyone."""
+    world = _world()
+    play(world.match, [1, 2])
+    bot_update(bot=world.rival, user=get_user_model().objects.get(username="third"), visibility="private")
+    client = _signed_in(None if actor == "anonymous" else world.other)
+    tournament = world.match.tournament_id
+    for path in (f"/api/tournaments/{tournament}/", f"/api/tournaments/{tournament}/standings/",
+                 f"/api/matches/{world.match.id}/", f"/tournaments/{tournament}/", f"/matches/{world.match.id}/"):  # fmt: skip
+        assert client.get(path).status_code == 200, path
+    assert world.match.id in [m["id"] for m in client.get(f"/api/matches/?tournament={tournament}").json()["results"]]
+    assert client.get(f"/api/bots/{world.rival.id}/").status_code == 404  # the bot itself is private now

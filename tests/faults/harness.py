@@ -120,7 +120,15 @@ class Cluster(ProcessSet):
         )
         by_id = {r[0]: (r[1], r[2], r[3]) for r in rows}
         assert len(by_id) == matches
-        assert sorted({status for status, _, _ in by_id.values()}) == ["finished"], self.progress(tournament_id)
+        assert sorted({status for status, _, _ in by_id.values()}) == ["finished"], (
+            self.progress(tournament_id),
+            self.query(
+                "SELECT id, status, attempt, error_reason FROM matches_match "
+                "WHERE tournament_id = %s AND status <> 'finished'",
+                [tournament_id],
+            ),
+            self.logs,
+        )
         assert {changes for _, _, changes in by_id.values()} == {2}, "a match changed ratings other than once"
         # Nothing else moved the ratings either: the games played add up to two per match.
         pool = self.scalar("SELECT rating_pool FROM competitions_tournament WHERE id = %s", [tournament_id])

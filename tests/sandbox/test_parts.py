@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import struct
 import subprocess
 import sys
@@ -153,3 +154,68 @@ def test_a_group_removed_by_another_process_is_used_again(limits: SandboxLimits)
         assert group.empty() and group.memory_now() == 0
     finally:
         group.remove()
+
+
+def test_a_slot_holding_zombies_is_held_back_and_the_bot_starts_in_another(
+    tmp_path: Path, runtime: Path, limits: SandboxLimits
+) -> None:
+    """A worker killed mid-match leaves its launchers to a subreaper (the worker's parent, the test
+    process) that may never reap them: as zombies they still count in their slot's group, which no
+    kill empties.  That slot is held back and the match plays in the others, not failed."""
+    import dataclasses
+
+    from workers import slots, warm
+    from workers.botgroup import slot_group
+    from workers.cgroups import detect
+
+    require_cgroups(limits)
+    first = 61904  # beside the slot-lock tests' uids, outside every other test range
+    limits = dataclasses.replace(limits, first_uid=first, slots=3, warm=0)
+    # The pool tries uids from an offset that depends on the pid: poison the first one this process tries.
+    uid = first + os.getpid() % 3
+    group = slot_group(detect(limits.cgroups), uid)
+    group.prepare(64 * 1024 * 1024, 8)
+    leftover = subprocess.Popen(["cat"], stdin=subprocess.PIPE)  # never reaped until the end: a zombie in the group
+    group.attach(leftover.pid)
+    assert leftover.stdin is not None
+    leftover.stdin.close()  # it ends once it is in the group
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{leftover.pid}/stat").read_text().split()[2] != "Z":
+        assert time.monotonic() < deadline, "cat never exited"
+        time.sleep(0.01)
+    assert not group.empty()
+    held_back = slots.incidents["slot_quarantined"]
+    try:
+        spec = MatchSpec(match_id="", engine_id="count-test", options={"target": 20}, seed=1, seats=2, clock=FAST)
+        record = play_match(spec, [random_bot(tmp_path / "a"), random_bot(tmp_path / "b")], limits=limits)
+        assert [s.status for s in record.seat_records] == ["ok", "ok"]
+        assert slots.incidents["slot_quarantined"] == held_back + 1
+    finally:
+        leftover.wait()  # what a subreaper that reaps would have done: the slot is clear again
+        assert group.empty()
+        with acquire_slot(limits.lock_path(), first, 3, wait_s=5) as again:  # the held-back slot comes back
+            assert again.uid == uid
+        warm.close_all()
+        group.remove()
+
+
+STRAYS = """
+import os, subprocess, sys, time
+from workers.slots import become_subreaper
+from workers.strays import reap_stray_launchers
+become_subreaper()
+# A worker process that dies while its launcher waits: the launcher comes to us.
+worker = subprocess.Popen([sys.executable, "-c",
+    "import subprocess; subprocess.Popen(['sh', '-c', 'sleep 0.2; true']); import os; os._exit(9)"])
+worker.wait()
+mine = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])  # a child of our own, not a launcher
+time.sleep(1.0)
+children = set(open(f"/proc/{os.getpid()}/task/{os.getpid()}/children").read().split())
+print(len(children), reap_stray_launchers(), reap_stray_launchers(), mine.wait())
+"""
+
+
+def test_a_dead_workers_launchers_are_reaped_by_the_process_they_come_to() -> None:
+    """Only the zombie launchers are waited for: the parent's own child keeps its exit status."""
+    out = subprocess.run([sys.executable, "-c", STRAYS], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.split() == ["2", "1", "0", "3"], out.stderr

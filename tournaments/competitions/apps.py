@@ -15,7 +15,7 @@ class CompetitionsConfig(AppConfig):
         # tournaments/matches/life.py).  Imported here: services need the app registry.
         from tournaments.bots.services import bot_withdrawal_register
         from tournaments.competitions.services import ladders, performance, tournaments, version_tests, withdrawals
-        from tournaments.matches.life import KindHooks, match_kind_register
+        from tournaments.matches.hooks import KindHooks, match_kind_register
         from tournaments.matches.models import Match
 
         match_kind_register(

@@ -30,14 +30,14 @@ this order:
    performance table is asked for a refit, the ladder tops itself up.
 
 Competitions sit above matches (they create them), so they register their
-hooks per ``Match.Kind`` when the app starts (``competitions/apps.py``)
-instead of being imported here.
+hooks per ``Match.Kind`` when the app starts (``competitions/apps.py``) in
+``matches.hooks`` instead of being imported here.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +48,7 @@ from django.db.models import F
 from engines import get_engine
 from tournaments.bots.models import BotVersion
 from tournaments.dbclock import db_clock, db_now
+from tournaments.matches.hooks import match_ended, match_requeued
 from tournaments.matches.marks import RERUN_PREFIX, WORKER, recovery_mark
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.matches.queue import queue_candidates
@@ -278,7 +279,7 @@ def match_end_unrunnable(*, match_id: int, waited_s: float) -> bool:
         match.error_reason = f"no worker with {match.waiting_for} took it in {waited_s:.0f} s"
         match.finished_at = db_clock()
         match.save(update_fields=["status", "error_reason", "finished_at"])
-        _ended(match)
+        match_ended(match)
     logger.warning("match %s: %s", match_id, match.error_reason)
     return True
 
@@ -370,7 +371,7 @@ def match_record_result(*, match_id: int, attempt: int, record: MatchRecord) -> 
         # (read as a value, so the saved object holds a datetime, not an expression).
         match.finished_at = db_clock()
         match.save(update_fields=["status", "moves", "result_reason", "error_reason", "engine_version", "finished_at"])
-        _ended(match)
+        match_ended(match)
     return True
 
 
@@ -404,7 +405,7 @@ def match_record_error(
             match.status = Match.Status.ERRORED
             match.finished_at = db_clock()
             match.save(update_fields=["status", "error_reason", "worker", "finished_at"])
-            _ended(match)
+            match_ended(match)
     logger.warning("match %s attempt %s: %s -> %s", match_id, attempt, reason, match.status)
     return match.status
 
@@ -426,51 +427,6 @@ def matches_requeue_errored(*, match_ids: Sequence[int] | None = None, tournamen
         ids = [m.pk for m in requeued]
         Match.objects.filter(id__in=ids).update(status=Match.Status.QUEUED, finished_at=None)
         for match in requeued:
-            hooks = _HOOKS.get(match.kind)
-            if hooks is not None and hooks.requeued is not None:
-                hooks.requeued(match)
+            match_requeued(match)
         matches_enqueue(match_ids=ids)
     return len(ids)
-
-
-# -- consequences ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class KindHooks:
-    """What a kind of match does when one of its matches ends or comes back (see the module docstring)."""
-
-    #: Inside the recording transaction, after the ratings: (match) -> None.
-    ended: Callable[[Match], None] | None = None
-    #: After that transaction commits: (match) -> None.  Must not raise.
-    committed: Callable[[Match], None] | None = None
-    #: Inside the transaction that puts an ERRORED match back in the queue: (match) -> None.
-    requeued: Callable[[Match], None] | None = None
-
-
-_HOOKS: dict[str, KindHooks] = {}
-
-
-def match_kind_register(kind: str, hooks: KindHooks) -> None:
-    """Register the hooks of one kind of match (once per kind, from its app's ``ready``)."""
-    _HOOKS[kind] = hooks
-
-
-def _ended(match: Match) -> None:
-    """Steps 2 and 3 of the consequences (the ratings come first, in the caller)."""
-    hooks = _HOOKS.get(match.kind)
-    if hooks is None:
-        return
-    if hooks.ended is not None:
-        hooks.ended(match)
-    committed = hooks.committed
-    if committed is not None:
-        transaction.on_commit(lambda: _safely(committed, match))
-
-
-def _safely(hook: Callable[[Match], None], match: Match) -> None:
-    # The result is committed; a failed follow-up is caught up by the next match or a read.
-    try:
-        hook(match)
-    except Exception:
-        logger.exception("after match %s was recorded, %s failed", match.pk, getattr(hook, "__name__", hook))

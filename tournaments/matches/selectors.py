@@ -18,16 +18,18 @@ def match_commands(*, match_id: int) -> list[list[str]]:
 
 
 def matches_visible(*, user: Any) -> QuerySet[Match]:
-    """Matches the user may see: none with another owner's private bot, unless the user organised it.
+    """Matches the user may see: none where another owner played a private bot, unless the user organised it.
 
     Staff see every match.  A private bot plays only in its owner's competitions,
-    so this hides nothing anyone else could rightly look at.
+    so this hides nothing anyone else could rightly look at.  A bot made private
+    after it played in someone else's competition leaves those matches visible:
+    one owner cannot take other people's results away.
     """
     matches = Match.objects.all()
     if getattr(user, "is_staff", False):
         return matches
     hidden = Exists(
-        MatchSeat.objects.filter(match_id=OuterRef("pk")).filter(
+        MatchSeat.objects.filter(match_id=OuterRef("pk"), bot_version__bot__owner_id=OuterRef("owner_id")).filter(
             bots_private_to_others(user=user, path="bot_version__bot")
         )
     )

@@ -14,18 +14,20 @@ from tournaments.games.config import game_config_check
 
 
 def tournaments_visible(*, user: Any) -> QuerySet[Tournament]:
-    """Tournaments the user may see: none with another owner's private bot, unless the user organised it.
+    """Tournaments the user may see: none where another owner entered a private bot, unless the user organised it.
 
     Private bots enter only their owner's tournaments, so such a tournament is
-    its owner's (and staff's) alone.
+    its owner's (and staff's) alone.  A bot made private after it played in
+    someone else's tournament does not take that tournament away from the
+    others in it: history stays as it was played.
     """
     tournaments = Tournament.objects.all()
     if getattr(user, "is_staff", False):
         return tournaments
     hidden = Exists(
-        Participant.objects.filter(tournament_id=OuterRef("pk")).filter(
-            bots_private_to_others(user=user, path="bot_version__bot")
-        )
+        Participant.objects.filter(
+            tournament_id=OuterRef("pk"), bot_version__bot__owner_id=OuterRef("owner_id")
+        ).filter(bots_private_to_others(user=user, path="bot_version__bot"))
     )
     if user is not None and user.is_authenticated:
         return tournaments.filter(Q(owner_id=user.id) | ~hidden)

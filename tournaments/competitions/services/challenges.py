@@ -81,24 +81,7 @@ def challenge_create(
     active bot of the same game that the challenger may see (public, or
     their own).  Each plays its newest version that is not retired.
     """
-    bot = Bot.objects.filter(id=bot_id).first()
-    if bot is None:
-        raise ServiceError(f"Unknown bot id {bot_id}.", fields={"bot": ["unknown bot"]})
-    if bot.owner_id != challenger.id:
-        raise ForbiddenError("Challenge with a bot of your own.", fields={"bot": ["not your bot"]})
-    opponent = Bot.objects.filter(id=opponent_id).first()
-    if opponent is None or (opponent.visibility != Bot.Visibility.PUBLIC and opponent.owner_id != challenger.id):
-        raise ServiceError(f"Unknown bot id {opponent_id}.", fields={"opponent": ["unknown bot"]})
-    if opponent.id == bot.id:
-        raise ServiceError("A bot cannot challenge itself.", fields={"opponent": ["same bot"]})
-    if opponent.game_id != bot.game_id:
-        raise ServiceError(
-            f"{bot.name!r} plays {bot.game_id} but {opponent.name!r} plays {opponent.game_id}.",
-            fields={"opponent": ["wrong game"]},
-        )
-    for name, b in (("bot", bot), ("opponent", opponent)):
-        if not b.active:
-            raise ServiceError(f"Bot {b.name!r} is deactivated.", fields={name: ["inactive bot"]})
+    bot, opponent = _challenge_sides(challenger=challenger, bot_id=bot_id, opponent_id=opponent_id)
     if not 1 <= games <= settings.ARBITER_CHALLENGE_MAX_GAMES:
         limit = settings.ARBITER_CHALLENGE_MAX_GAMES
         raise ServiceError(f"games is 1 to {limit}.", fields={"games": ["out of range"]})
@@ -139,17 +122,46 @@ def challenge_create(
             clock=clock,
             owner_id=challenger.id,
         )
-        # With swap_seats the two bots change sides every game.
-        sides = [(theirs.pk, mine.pk) if swap_seats and n % 2 == 1 else (mine.pk, theirs.pk) for n in range(games)]
-        matches = matches_create(
-            config=config,
-            lineups=[
-                Lineup(versions=side, seed=challenge_seed(challenge_id=challenge.id, number=n), index=n)
-                for n, side in enumerate(sides)
-            ],
-        )
-        ChallengeMatch.objects.bulk_create(
-            [ChallengeMatch(challenge=challenge, match=m, number=n + 1) for n, m in enumerate(matches)]
-        )
-        matches_enqueue(match_ids=[m.pk for m in matches])
+        _challenge_matches_create(challenge=challenge, config=config)
     return challenge
+
+
+def _challenge_sides(*, challenger: Any, bot_id: int, opponent_id: int) -> tuple[Bot, Bot]:
+    """The challenger's own active bot and an active opponent of the same game it may see."""
+    bot = Bot.objects.filter(id=bot_id).first()
+    if bot is None:
+        raise ServiceError(f"Unknown bot id {bot_id}.", fields={"bot": ["unknown bot"]})
+    if bot.owner_id != challenger.id:
+        raise ForbiddenError("Challenge with a bot of your own.", fields={"bot": ["not your bot"]})
+    opponent = Bot.objects.filter(id=opponent_id).first()
+    if opponent is None or (opponent.visibility != Bot.Visibility.PUBLIC and opponent.owner_id != challenger.id):
+        raise ServiceError(f"Unknown bot id {opponent_id}.", fields={"opponent": ["unknown bot"]})
+    if opponent.id == bot.id:
+        raise ServiceError("A bot cannot challenge itself.", fields={"opponent": ["same bot"]})
+    if opponent.game_id != bot.game_id:
+        raise ServiceError(
+            f"{bot.name!r} plays {bot.game_id} but {opponent.name!r} plays {opponent.game_id}.",
+            fields={"opponent": ["wrong game"]},
+        )
+    for name, b in (("bot", bot), ("opponent", opponent)):
+        if not b.active:
+            raise ServiceError(f"Bot {b.name!r} is deactivated.", fields={name: ["inactive bot"]})
+    return bot, opponent
+
+
+def _challenge_matches_create(*, challenge: Challenge, config: MatchConfig) -> None:
+    """The challenge's matches (inside its transaction), queued once committed."""
+    mine, theirs = challenge.bot_version_id, challenge.opponent_version_id
+    # With swap_seats the two bots change sides every game.
+    sides = [(theirs, mine) if challenge.swap_seats and n % 2 == 1 else (mine, theirs) for n in range(challenge.games)]
+    matches = matches_create(
+        config=config,
+        lineups=[
+            Lineup(versions=side, seed=challenge_seed(challenge_id=challenge.id, number=n), index=n)
+            for n, side in enumerate(sides)
+        ],
+    )
+    ChallengeMatch.objects.bulk_create(
+        [ChallengeMatch(challenge=challenge, match=m, number=n + 1) for n, m in enumerate(matches)]
+    )
+    matches_enqueue(match_ids=[m.pk for m in matches])

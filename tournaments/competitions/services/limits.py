@@ -6,6 +6,7 @@ no row behind; each message names the setting that sets the limit.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -37,6 +38,38 @@ def round_robin_check(*, participants: int, teams: int, games_per_pairing: int, 
             fields={"games_per_pairing": ["too many matches"], "participants": ["too many matches"]},
         )
     return size
+
+
+def round_robin_shape_check(
+    *,
+    game_id: str,
+    seats: int,
+    teams: int,
+    format: str,
+    games_per_pairing: int,
+    bot_ids: Sequence[int],
+    all_active: bool,
+) -> None:
+    """Raise ServiceError unless the format, games per pairing and entrants make a round robin."""
+    if format not in Tournament.Format.values:
+        raise ServiceError("Format is 'single' or 'double'.", fields={"format": ["invalid choice"]})
+    if not 1 <= games_per_pairing <= 100:
+        raise ServiceError("games_per_pairing is 1 to 100.", fields={"games_per_pairing": ["out of range"]})
+    if len(set(bot_ids)) != len(bot_ids):
+        raise ServiceError("A bot is listed twice.", fields={"participants": ["duplicate bot"]})
+    if all_active:
+        if bot_ids:
+            raise ServiceError(
+                "List participants or take all active bots, not both.", fields={"participants": ["with all_active"]}
+            )
+        return
+    if len(bot_ids) < teams:
+        raise ServiceError(
+            f"A round robin of {game_id} with {seats} seats needs at least {teams} bots.",
+            fields={"participants": ["wrong number of bots"]},
+        )
+    legs = 2 if format == Tournament.Format.DOUBLE else 1
+    round_robin_check(participants=len(bot_ids), teams=teams, games_per_pairing=games_per_pairing, legs=legs)
 
 
 def round_robin_fit(*, available: int, teams: int, games_per_pairing: int, legs: int) -> int:

@@ -20,6 +20,7 @@ from tournaments.competitions.services.limits import (
     queue_check,
     round_robin_check,
     round_robin_fit,
+    round_robin_shape_check,
     tournament_rate_check,
 )
 from tournaments.competitions.tasks import tournament_fill
@@ -126,25 +127,16 @@ def tournament_create(
         raise ServiceError(f"Unknown game {game_id!r}.", code="unknown_game", fields={"game": ["unknown game"]})
     config = game_config_check(engine=get_engine(game.id), seats=seats, options=options)
     seats, options, pool, teams = config.seats, config.options, config.pool, config.teams
-    if format not in Tournament.Format.values:
-        raise ServiceError("Format is 'single' or 'double'.", fields={"format": ["invalid choice"]})
-    if not 1 <= games_per_pairing <= 100:
-        raise ServiceError("games_per_pairing is 1 to 100.", fields={"games_per_pairing": ["out of range"]})
     clock_check(Clock(move_ms=move_ms, game_ms=game_ms, startup_ms=startup_ms))
-    if len(set(bot_ids)) != len(bot_ids):
-        raise ServiceError("A bot is listed twice.", fields={"participants": ["duplicate bot"]})
-    if all_active and bot_ids:
-        raise ServiceError(
-            "List participants or take all active bots, not both.", fields={"participants": ["with all_active"]}
-        )
-    if not all_active and len(bot_ids) < len(teams):
-        raise ServiceError(
-            f"A round robin of {game.id} with {seats} seats needs at least {len(teams)} bots.",
-            fields={"participants": ["wrong number of bots"]},
-        )
-    if not all_active:
-        legs = 2 if format == Tournament.Format.DOUBLE else 1
-        round_robin_check(participants=len(bot_ids), teams=len(teams), games_per_pairing=games_per_pairing, legs=legs)
+    round_robin_shape_check(
+        game_id=game.id,
+        seats=seats,
+        teams=len(teams),
+        format=format,
+        games_per_pairing=games_per_pairing,
+        bot_ids=bot_ids,
+        all_active=all_active,
+    )
     if schedule is None:
         tournament_rate_check(owner=owner)
     versions = _entrants(bot_ids=bot_ids, game=game, user=owner, version_ids=version_ids)

@@ -91,7 +91,21 @@ def _version(*, bot: Bot, number: int | None, field: str) -> BotVersion:
     return version
 
 
-def _validate_numbers(*, elo0: float, elo1: float, alpha: float, beta: float, max_games: int) -> None:
+def _own_active_bot(*, user: Any, bot_id: int) -> Bot:
+    """The user's own active bot; NotFoundError for one they may not see, ForbiddenError for another's."""
+    bot = Bot.objects.filter(id=bot_id).first()
+    if bot is None or (bot.visibility != Bot.Visibility.PUBLIC and bot.owner_id != user.id):
+        raise NotFoundError("No such bot.")
+    if bot.owner_id != user.id:
+        raise ForbiddenError("Only the bot's owner can test its versions.")
+    if not bot.active:
+        raise ServiceError(f"Bot {bot.name!r} is deactivated.", fields={"bot": ["inactive bot"]})
+    return bot
+
+
+def _validate_numbers(*, elo0: float, elo1: float, elo_model: str, alpha: float, beta: float, max_games: int) -> None:
+    if elo_model not in VersionTest.EloModel.values:
+        raise ServiceError("elo_model is logistic or normalized.", fields={"elo_model": ["invalid choice"]})
     for name, value in (("elo0", elo0), ("elo1", elo1)):
         if not -ELO_LIMIT <= value <= ELO_LIMIT:
             raise ServiceError(f"{name} is -{ELO_LIMIT:g} to {ELO_LIMIT:g}.", fields={name: ["out of range"]})
@@ -129,19 +143,11 @@ def version_test_create(
     Only the bot's owner may; only games between two sides.  The first
     pairs are queued once the transaction commits.
     """
-    bot = Bot.objects.filter(id=bot_id).first()
-    if bot is None or (bot.visibility != Bot.Visibility.PUBLIC and bot.owner_id != user.id):
-        raise NotFoundError("No such bot.")
-    if bot.owner_id != user.id:
-        raise ForbiddenError("Only the bot's owner can test its versions.")
-    if not bot.active:
-        raise ServiceError(f"Bot {bot.name!r} is deactivated.", fields={"bot": ["inactive bot"]})
+    bot = _own_active_bot(user=user, bot_id=bot_id)
     elo0 = settings.ARBITER_VERSION_TEST_ELO0 if elo0 is None else elo0
     elo1 = settings.ARBITER_VERSION_TEST_ELO1 if elo1 is None else elo1
-    if elo_model not in VersionTest.EloModel.values:
-        raise ServiceError("elo_model is logistic or normalized.", fields={"elo_model": ["invalid choice"]})
     max_games = settings.ARBITER_VERSION_TEST_DEFAULT_MAX_GAMES if max_games is None else max_games
-    _validate_numbers(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, max_games=max_games)
+    _validate_numbers(elo0=elo0, elo1=elo1, elo_model=elo_model, alpha=alpha, beta=beta, max_games=max_games)
     in_flight = settings.ARBITER_VERSION_TEST_PAIRS_IN_FLIGHT if pairs_in_flight is None else pairs_in_flight
     if not 1 <= in_flight <= 64:
         raise ServiceError("pairs_in_flight is 1 to 64.", fields={"pairs_in_flight": ["out of range"]})

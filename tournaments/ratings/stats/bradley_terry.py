@@ -213,12 +213,7 @@ def fit(
     ``level`` is the confidence of the intervals (``ci_low``, ``ci_high``).
     """
     checked = [as_game(g) for g in games]
-    if players is None:
-        seen: dict[Hashable, None] = {}
-        for game in checked:
-            for side in game.sides:
-                seen.setdefault(side, None)
-        players = list(seen)
+    players = _players(checked) if players is None else players
     index = {p: k for k, p in enumerate(players)}
     if len(index) != len(players):
         raise ValueError("players must be distinct")
@@ -250,14 +245,28 @@ def fit(
         _index=index,
         _cov=cov,
     )
-    if order is None:
-        ordered = sorted(fitted.values(), key=lambda row: (-row.rating, index[row.player]))
-    else:
-        if sorted(map(index.__getitem__, order)) != list(range(n)):
-            raise ValueError("order must list every player exactly once")
-        ordered = [fitted[p] for p in order]
-    result.table = with_los_next(ordered, result)
+    result.table = with_los_next(_ordered(fitted, index, order), result)
     return result
+
+
+def _players(games: list[Game]) -> list[Hashable]:
+    """Everyone who appears in a game, in order of appearance."""
+    seen: dict[Hashable, None] = {}
+    for game in games:
+        for side in game.sides:
+            seen.setdefault(side, None)
+    return list(seen)
+
+
+def _ordered(
+    fitted: dict[Hashable, PlayerFit], index: dict[Hashable, int], order: Sequence[Hashable] | None
+) -> list[PlayerFit]:
+    """The table's rows: in ``order`` when given (every player once), else by rating."""
+    if order is None:
+        return sorted(fitted.values(), key=lambda row: (-row.rating, index[row.player]))
+    if sorted(map(index.__getitem__, order)) != list(range(len(index))):
+        raise ValueError("order must list every player exactly once")
+    return [fitted[p] for p in order]
 
 
 def _covariance(problem: _Problem, x: list[float]) -> Matrix:
