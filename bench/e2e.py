@@ -36,6 +36,7 @@ from typing import Any
 from bench import _common
 from tests.live import ProcessSet
 from tests.live.services import queue_purge
+from workers.kit import REFERENCE_BOTS
 from workers.match import Clock
 
 TARGET_RATIO = 0.9
@@ -186,7 +187,7 @@ def _measure(procs: ProcessSet, workers: int, matches: int, profile: bool) -> tu
     from tournaments.bots.services import bot_create
 
     owner = get_user_model().objects.create_user(username="bench", password="bench-pw")
-    package = (_common.ROOT / "bots" / "random_bot.py").read_bytes()
+    package = (REFERENCE_BOTS / "random_bot.py").read_bytes()
     bot_ids = [
         bot_create(owner=owner, game_id="gamesup", name=n, package=package, filename="random_bot.py").bot_id
         for n in ("random-a", "random-b")

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import _common
+from workers.kit import REFERENCE_BOTS
 
 BOTS = 10_000
 USERS = 100
@@ -98,7 +99,7 @@ def seed() -> float:
     game = Game.objects.get(id=GAME)
     pool = game_default_pool(game=game)
     options = engine.validate_options({}, 2)
-    package = (_common.ROOT / "bots" / "random_bot.py").read_bytes()
+    package = (REFERENCE_BOTS / "random_bot.py").read_bytes()
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
     User = get_user_model()
     with transaction.atomic():

@@ -16,20 +16,19 @@ import itertools
 import math
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from workers import play
+from workers.kit import REFERENCE_BOTS
 from workers.limits import SandboxLimits
 from workers.match import MatchSpec
 from workers.packages import program_from_directory
 from workers.referee import play_match
 from workers.sandbox import BotProgram
 
-BOTS = Path(__file__).resolve().parents[1] / "bots"
 LADDER = {
-    "random": BotProgram(directory=BOTS, command=("python3", "random_bot.py")),
-    "greedy": program_from_directory(BOTS / "greedy"),
-    "search": program_from_directory(BOTS / "search"),
+    "random": BotProgram(directory=REFERENCE_BOTS, command=("python3", "random_bot.py")),
+    "greedy": program_from_directory(REFERENCE_BOTS / "greedy"),
+    "search": program_from_directory(REFERENCE_BOTS / "search"),
 }
 
 

@@ -35,13 +35,14 @@ from engines.base import Engine, IllegalMoveError, Result, State
 from workers import botgroup, launcher, sandbox, warm
 from workers.cgroups import current_group, detect
 from workers.cpus import lease_cpu
+from workers.kit import REFERENCE_BOTS
 from workers.limits import SandboxLimits
 from workers.match import Clock, MatchSpec
 from workers.referee import play_match
 from workers.sandbox import BotProgram, capabilities, sandbox_available, start_bot
 
 PYTHON = "/usr/bin/python3"
-RANDOM_BOT = Path(__file__).resolve().parents[1] / "bots" / "random_bot.py"
+RANDOM_BOT = REFERENCE_BOTS / "random_bot.py"
 ECHO = "import sys\nfor line in sys.stdin:\n    sys.stdout.write(line)\n    sys.stdout.flush()\n"
 
 

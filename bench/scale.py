@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import _common
+from workers.kit import REFERENCE_BOTS
 
 DEFAULT_WORKERS = (4, 8, 16, 32)
 # Enough queued matches that no worker runs dry within the timed window.
@@ -39,7 +40,7 @@ def _setup(bots: int) -> tuple[list[Any], list[int]]:
 
     from tournaments.bots.services import bot_create
 
-    package = (_common.ROOT / "bots" / "random_bot.py").read_bytes()
+    package = (REFERENCE_BOTS / "random_bot.py").read_bytes()
     owners, ids = [], []
     for n in range(bots):
         # One owner per bot: games between one owner's bots may be unrated, and these must be rated.

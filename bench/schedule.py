@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 from bench import _common
+from workers.kit import REFERENCE_BOTS
 
 TARGET_S = 10.0
 
@@ -32,7 +33,7 @@ def _setup_bots(count: int) -> tuple[object, list[int]]:
 
     from tournaments.bots.services import bot_create
 
-    package = (_common.ROOT / "bots" / "random_bot.py").read_bytes()
+    package = (REFERENCE_BOTS / "random_bot.py").read_bytes()
     owner = get_user_model().objects.create_user(username="bench", password="bench-pw")
     ids = [
         bot_create(owner=owner, game_id="gamesup", name=f"b{n:04d}", package=package, filename="random_bot.py").bot_id

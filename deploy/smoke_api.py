@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+# The reference bots, where the kit ships them (workers/kit/__init__.py: REFERENCE_BOTS).
+REFERENCE_BOTS = ROOT / "workers" / "kit" / "bots"
 
 
 class SmokeError(Exception):
@@ -132,7 +134,7 @@ def check_health(client: Client, timeout: float) -> dict[str, Any]:
 def _greedy_zip() -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
-        for path in sorted((ROOT / "bots" / "greedy").glob("*.py")):
+        for path in sorted((REFERENCE_BOTS / "greedy").glob("*.py")):
             archive.write(path, path.name)
     return buffer.getvalue()
 
@@ -143,7 +145,7 @@ def start_round_robin(client: Client) -> tuple[Client, int]:
     # A random password: the server refuses ones built from the username.
     user = client.post_json("/api/users/", {"username": name, "password": uuid.uuid4().hex})
     own = Client(client.base, user["token"])
-    random_bot = (ROOT / "bots" / "random_bot.py").read_bytes()
+    random_bot = (REFERENCE_BOTS / "random_bot.py").read_bytes()
     ids = [
         own.upload("gamesup", "random", "random_bot.py", random_bot)["id"],
         own.upload("gamesup", "greedy", "greedy.zip", _greedy_zip())["id"],

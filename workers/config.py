@@ -184,6 +184,8 @@ _add("ARBITER_HEARTBEAT_S", "float", 5.0, "Seconds between a worker's lease rene
 _add("ARBITER_SWEEP_EVERY_S", "float", 5.0, "Seconds between runs of the lease sweeper.", _G, minimum=1)
 _add("ARBITER_DISPATCH_EVERY_S", "float", 15.0, "Seconds between runs of the dispatcher, which sends the messages "
      "the broker lost (one per queued match).", _G, minimum=1)  # fmt: skip
+_add("ARBITER_RUNTIME_WAIT_S", "float", 3600.0, "A queued match that a worker left for want of a runtime (`node`...) "
+     "is ended as errored (never rated) when no worker with it took it this long after.", _G, minimum=1)  # fmt: skip
 _add("ARBITER_DISPATCH_BATCH", "int", 2000, "Most messages the dispatcher sends in one run.", _G, minimum=1)
 _add("ARBITER_BROKER_POLL_S", "float", 0.1, "Embedded broker: seconds a worker waits before it looks in the queue "
      "folder again after finding nothing it may take (kombu's default of 1 s caps a worker at a message per process "
@@ -237,6 +239,20 @@ _add("ARBITER_SANDBOX_WALL_GRACE_MS", "int", 1000, "Wall-clock backstop: millise
      "game's real-time allowance.", _G, minimum=0)  # fmt: skip
 _add("ARBITER_ALLOW_UNSANDBOXED", "bool", False, "Run bots without bubblewrap where it cannot start (development "
      "only: bots are then not isolated).", _G)  # fmt: skip
+
+_G = "Server-side builds (bots with a `build` in bot.json)"
+_add("ARBITER_BUILD_SECONDS", "int", 120, "Real time a version's `build` command may take in the sandbox before it "
+     "is stopped (every process it started) and the version fails.", _G, minimum=1)  # fmt: skip
+_add("ARBITER_BUILD_MEMORY_MB", "int", 1024, "Memory of all a build's processes together, in MiB, enforced by its "
+     "control group (each process's address space may be four times this: compilers reserve more than they use).",
+     _G, minimum=64)  # fmt: skip
+_add("ARBITER_BUILD_PROCESSES", "int", 64, "Processes and threads a build may have at once.", _G, minimum=1)
+_add("ARBITER_BUILD_TMP_MB", "int", 256, "Size of a build's writable /tmp (compilers' temporary files), in MiB.", _G,
+     minimum=1)  # fmt: skip
+_add("ARBITER_BUILD_ATTEMPTS", "int", 3, "Times a build is started before a version whose workers kept dying "
+     "mid-build fails.", _G, minimum=1)  # fmt: skip
+_add("ARBITER_BUILD_RESEND_S", "float", 60.0, "A version still building, unclaimed or with its worker past the build's "
+     "time, for this long is sent to a worker again (by the sweeper).", _G, minimum=1)  # fmt: skip
 
 _G = "Ratings"
 _add("ARBITER_ELO_START", "float", 1500.0, "Elo of a new rating.", _G)

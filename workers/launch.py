@@ -85,7 +85,7 @@ class LaunchPlan:
         lim = self.limits
         wanted = [
             ("c", resource.RLIMIT_CORE, 0, 1),
-            ("v", resource.RLIMIT_AS, lim.memory_mb << 20, 1024),
+            ("v", resource.RLIMIT_AS, (lim.address_space_mb or lim.memory_mb) << 20, 1024),
             ("n", resource.RLIMIT_NOFILE, lim.open_files, 1),
             ("f", resource.RLIMIT_FSIZE, lim.file_size_mb << 20, 512),
         ]
@@ -109,15 +109,20 @@ class LaunchPlan:
         prefix = f"cd {shlex.quote(cwd)} && " if cwd else ""
         return f"{prefix}exec {shlex.join(argv)}\n"
 
-    def bwrap_options(self, workdir: Path, botdir: Path, seccomp_fd: int | None) -> list[str]:
-        """bubblewrap's options for one bot whose mounts are in ``workdir`` and copy in ``botdir``."""
+    def bwrap_options(
+        self, workdir: Path, botdir: Path, seccomp_fd: int | None, *, writable: bool = False
+    ) -> list[str]:
+        """bubblewrap's options for one bot whose mounts are in ``workdir`` and copy in ``botdir``.
+
+        ``writable``: ``/bot`` may be written (a server-side build writes its program there).
+        """
         options = list(self.bwrap_head)
         if self.own_tmpfs:
             options += ["--bind", str(workdir / "shm"), "/dev/shm", "--bind", str(workdir / "tmp"), "/tmp"]
         else:
             options += ["--size", str(self.limits.shm_mb << 20), "--tmpfs", "/dev/shm"]
             options += ["--size", str(self.limits.tmp_mb << 20), "--tmpfs", "/tmp"]
-        options += ["--ro-bind", str(botdir), "/bot", "--chdir", "/bot"]
+        options += ["--bind" if writable else "--ro-bind", str(botdir), "/bot", "--chdir", "/bot"]
         # bwrap's own root is a tmpfs the bot could otherwise fill without limit: freeze it last.
         options += ["--remount-ro", "/"]
         if seccomp_fd is not None:

@@ -45,10 +45,14 @@ def bot_env(sandboxed: bool) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class BotProgram:
-    """A bot ready to run: its unpacked files and the argv to run inside them."""
+    """A bot ready to run: its unpacked files and the argv to run inside them.
+
+    ``writable``: its copy belongs to the slot and is mounted writable (a build, never a bot).
+    """
 
     directory: Path
     command: tuple[str, ...]
+    writable: bool = False
 
 
 def copy_bot(source: Path, dest: Path) -> None:
@@ -163,7 +167,7 @@ def _write_launch(launcher: Launcher, plan: launch.LaunchPlan, program: BotProgr
         argv += [plan.setpriv, "--reuid", str(slot.uid), "--regid", str(slot.uid), "--clear-groups", "--"]
     cwd = None
     if plan.sandboxed:
-        options = plan.bwrap_options(workdir, botdir, launcher.seccomp_fd)
+        options = plan.bwrap_options(workdir, botdir, launcher.seccomp_fd, writable=program.writable)
         # Options go through a file descriptor (--args): the bot can read its init's
         # /proc/1/cmdline, which then shows no host paths.
         assert launcher.args_fd is not None
@@ -194,3 +198,13 @@ def _make_workdir(
         os.mkdir(botdir, 0o755)
     else:
         copy_bot(Path(program.directory), botdir)
+        if program.writable:
+            _give_tree(botdir, slot.uid if slot is not None else os.geteuid())
+
+
+def _give_tree(top: Path, uid: int) -> None:
+    """Make the copy the slot's own (a build writes into it); nothing in it is a link to follow yet."""
+    for root, dirs, files in os.walk(top):
+        for name in [*dirs, *files]:
+            os.lchown(Path(root) / name, uid, uid)
+    os.lchown(top, uid, uid)

@@ -6,7 +6,7 @@ import math
 import os
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -69,11 +69,14 @@ class SandboxLimits:
     warm: int = _default("warm")  # launchers kept waiting per worker process (each holds a slot)
     wall_factor: float = _default("wall_factor")  # wall-clock backstop: this times the CPU budget...
     wall_grace_ms: int = _default("wall_grace_ms")  # ...plus this
+    # Not a setting: a server-side build's processes may reserve more address space than the
+    # control group lets them use (None: memory_mb, the bots' rule).
+    address_space_mb: int | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> SandboxLimits:
         """The limits the environment sets (``config.ConfigError`` naming a malformed variable)."""
-        return cls(**{f.name: config.read(VARIABLES[f.name], environ) for f in fields(cls)})
+        return cls(**{name: config.read(variable, environ) for name, variable in VARIABLES.items()})
 
     def cpu_limit(self, startup_ms: int, game_ms: int) -> int:
         """RLIMIT_CPU seconds for one bot of a match with this clock."""

@@ -57,6 +57,7 @@ class PackageInfo:
     command: tuple[str, ...]
     files: int
     unpacked_bytes: int
+    build: tuple[str, ...] = ()  # bot.json's ``build``: the service builds the version from these sources
 
 
 @dataclass
@@ -278,23 +279,32 @@ def _command(entries: list[_Entry]) -> tuple[str, ...]:
         ):
             raise PackageError('bot.json must be an object like {"command": ["python3", "main.py"]}')
         if "build" in spec:
-            _check_built(spec["build"], command[0], files)
+            _build_command(spec["build"])
         return tuple(command)
     if "main.py" in files:
         return ("python3", "main.py")
     raise PackageError("no entry point: the package needs bot.json with a command, or main.py at its top")
 
 
-def _check_built(build: object, program: str, files: dict[str, _Entry]) -> None:
-    """A package that names a ``build`` must hold what it built: servers do not build, the kit does."""
-    if not isinstance(build, list) or not build or not all(isinstance(a, str) and a for a in build):
+def _build_command(build: object) -> tuple[str, ...]:
+    """bot.json's ``build`` checked: a command the service runs once per version (workers/build.py)."""
+    if (
+        not isinstance(build, list)
+        or not build
+        or len(build) > MAX_COMMAND_ARGS
+        or not all(isinstance(a, str) and a and "\x00" not in a and len(a) <= 1024 for a in build)
+    ):
         raise PackageError('"build" in bot.json must be a command like ["gcc", "-O2", "-o", "bot", "bot.c"]')
-    path = PurePosixPath(program)  # "./bot" is "bot"
-    if "/" in program and not path.is_absolute() and str(path) not in files:
-        raise PackageError(
-            f"bot.json has a build, but its program {program!r} is not in the package: "
-            "build it before packaging (`arbiter upload` does)"
-        )
+    return tuple(build)
+
+
+def _build_of(entries: list[_Entry]) -> tuple[str, ...]:
+    """The package's build command (empty without one); the manifest was checked by ``_command``."""
+    manifest = next((e for e in entries if e.path == "bot.json" and not e.is_dir), None)
+    if manifest is None:
+        return ()
+    spec = json.loads(manifest.data.decode("utf-8"))
+    return _build_command(spec["build"]) if isinstance(spec, dict) and "build" in spec else ()
 
 
 def _entries(data: bytes, filename: str) -> tuple[str, list[_Entry], tuple[str, ...]]:
@@ -334,7 +344,13 @@ def inspect_package(data: bytes, filename: str) -> PackageInfo:
     """Validate a package completely, in memory; PackageError says what is wrong."""
     kind, entries, command = _entries(data, filename)
     files = [e for e in entries if not e.is_dir]
-    return PackageInfo(kind=kind, command=command, files=len(files), unpacked_bytes=sum(len(e.data) for e in files))
+    return PackageInfo(
+        kind=kind,
+        command=command,
+        files=len(files),
+        unpacked_bytes=sum(len(e.data) for e in files),
+        build=_build_of(entries),
+    )
 
 
 def unpack_package(data: bytes, filename: str, dest: Path) -> BotProgram:

@@ -1,6 +1,6 @@
 """Play bots against each other locally, through the same referee and sandbox as the service.
 
-    python -m workers.play --game gamesup bots/random_bot.py bots/greedy --games 20
+    python -m workers.play --game gamesup workers/kit/bots/random_bot.py workers/kit/bots/greedy --games 20
 
 Bots are paths to a ``.py`` file, a ``.zip`` / ``.tar.gz`` package or a directory
 holding ``bot.json`` or ``main.py``.  Seats are swapped every other game.  Each

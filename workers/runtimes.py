@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from workers.launcher import BOT_ENV
 
 # The runtimes the starters of `arbiter new` use, reported by /healthz and the worker's start-up log.
-REPORTED = ("python3", "node")
+REPORTED = ("python3", "node", "gcc")
 
 
 def runtimes_report() -> dict[str, bool]:

@@ -48,7 +48,8 @@ def test_healthz_ok_and_sandbox_result_cached(client: Client) -> None:
     assert code == 200, body
     assert body["status"] == "ok"
     assert {k: v["ok"] for k, v in body["checks"].items()} == {
-        "database": True, "broker": True, "sandbox": True, "sweeper": True, "workers": True
+        "database": True, "broker": True, "sandbox": True, "sweeper": True, "workers": True,
+        "runtimes": True,
     }  # fmt: skip
     assert "cached" not in body["checks"]["sandbox"]
     code, body = _healthz(client)

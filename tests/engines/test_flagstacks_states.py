@@ -9,6 +9,7 @@ import pytest
 from engines import IllegalMoveError, InvalidStateError
 from engines.games.flagstacks import FlagStacksState
 from tests.engines.test_flagstacks import ENGINE, make
+from workers.kit import REFERENCE_BOTS
 
 # -- errors and serialisation -----------------------------------------------------
 
@@ -88,9 +89,8 @@ def test_flag_totals_are_kept_in_random_play() -> None:
 
 def test_greedy_heuristic_takes_the_winning_target() -> None:
     import importlib.util
-    import pathlib
 
-    path = pathlib.Path(__file__).resolve().parents[2] / "bots" / "greedy" / "heuristic_flagstacks.py"
+    path = REFERENCE_BOTS / "greedy" / "heuristic_flagstacks.py"
     spec = importlib.util.spec_from_file_location("heuristic_flagstacks", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -10,7 +10,8 @@ import pytest
 
 from engines import IllegalMoveError, InvalidStateError
 from engines.games.gamesup import GamesUpState
-from tests.engines.test_gamesup import ENGINE, ROOT, position, squares
+from tests.engines.test_gamesup import ENGINE, position, squares
+from workers.kit import REFERENCE_BOTS
 
 # -- bookkeeping, errors, serialisation ---------------------------------------
 
@@ -129,7 +130,7 @@ def test_state_from_json_rejects_non_objects() -> None:
 
 
 def _heuristic():
-    path = ROOT / "bots" / "greedy" / "heuristic_gamesup.py"
+    path = REFERENCE_BOTS / "greedy" / "heuristic_gamesup.py"
     spec = importlib.util.spec_from_file_location("heuristic_gamesup", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

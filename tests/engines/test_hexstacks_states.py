@@ -11,6 +11,7 @@ import pytest
 from engines import IllegalMoveError, InvalidOptionsError, InvalidStateError
 from engines.playout import random_playout
 from tests.engines.test_hexstacks import ENGINE, ROOT, position
+from workers.kit import REFERENCE_BOTS
 
 # -- notation, errors, options, serialisation ----------------------------------------
 
@@ -115,7 +116,7 @@ def test_bad_state_data_missing_keys_and_impossible_turns() -> None:
 
 
 def _heuristic():
-    path = ROOT / "bots" / "greedy" / "heuristic_hexstacks.py"
+    path = REFERENCE_BOTS / "greedy" / "heuristic_hexstacks.py"
     spec = importlib.util.spec_from_file_location("heuristic_hexstacks", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

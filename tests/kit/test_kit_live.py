@@ -6,6 +6,7 @@ against the reference random bot, after which ``arbiter status`` shows the bot's
 from __future__ import annotations
 
 import io
+import time
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,12 @@ def test_new_check_upload_rated(
     service.token = service.post_json("/api/auth/token/", {"username": user, "password": password})["token"]
     mine = [b for b in service.get(f"/api/bots/?mine=true&game={GAME}")["results"]]
     assert [b["name"] for b in mine] == [f"{language}-starter"]
+    # A compiled starter went up as sources: the service builds each version before it plays.
+    deadline = time.monotonic() + WAIT_S
+    while (versions := service.get(f"/api/bots/{mine[0]['id']}/")["versions"])[-1]["state"] == "building":
+        assert time.monotonic() < deadline, versions
+        time.sleep(0.5)
+    assert [v["state"] for v in versions] == ["ready", "ready"], versions
     tournament = service.post_json(
         "/api/tournaments/",
         {

@@ -181,14 +181,30 @@ def _manifest_zip(manifest: dict[str, object], files: dict[str, str]) -> bytes:
     return buffer.getvalue()
 
 
-def test_a_package_with_a_build_must_hold_its_program() -> None:
+def test_a_package_with_a_build_is_sources_the_server_builds() -> None:
     build = ["gcc", "-o", "bot", "bot.c"]
     unbuilt = _manifest_zip({"command": ["./bot"], "build": build}, {"bot.c": "int main(void) { return 0; }"})
-    with pytest.raises(PackageError, match=r"its program './bot' is not in the package: build it before packaging"):
-        inspect_package(unbuilt, "b.zip")
-    built = _manifest_zip({"command": ["./bot"], "build": build}, {"bot.c": "", "bot": "\x7fELF"})
-    assert inspect_package(built, "b.zip").command == ("./bot",)
+    info = inspect_package(unbuilt, "b.zip")
+    assert info.command == ("./bot",) and info.build == tuple(build)
+    assert inspect_package(_manifest_zip({"command": ["./bot"]}, {"bot": ""}), "b.zip").build == ()
     # A runtime from /usr needs nothing built into the package.
     assert inspect_package(_manifest_zip({"command": ["node", "x.js"], "build": ["true"]}, {"x.js": ""}), "b.zip")
     with pytest.raises(PackageError, match=r'"build" in bot\.json must be a command'):
         inspect_package(_manifest_zip({"command": ["./bot"], "build": "make"}, {"bot": ""}), "b.zip")
+
+
+def test_status_shows_a_failed_build_with_its_lines_made_safe(capsys: pytest.CaptureFixture[str]) -> None:
+    from workers.kit.cli import _builds_show
+
+    failed = {"number": 2, "state": "failed", "build_log": "the build failed (exit status 1):\nbot.c:1: \x1b[31merror"}
+    _builds_show({"versions": [{"number": 1, "state": "ready", "build_log": ""}, failed]})
+    out = capsys.readouterr().out
+    assert out == (
+        "    version 2: the build failed; it never plays:\n"
+        "      | the build failed (exit status 1):\n"
+        "      | bot.c:1: \\x1b[31merror\n"
+    )
+    _builds_show({"versions": [{"number": 3, "state": "building", "build_log": ""}]})
+    assert capsys.readouterr().out == "    version 3: building on the server\n"
+    _builds_show({"versions": [{"number": 4, "state": "ready", "build_log": ""}]})
+    assert capsys.readouterr().out == ""

@@ -1,4 +1,4 @@
-"""The reference search bot (bots/search) imports the engines in the real sandbox and beats greedy.
+"""The reference search bot (workers/kit/bots/search) imports the engines in the real sandbox and beats greedy.
 
 The margin is the one docs/bots.md states: at least 10 wins in 12 seeded games of gamesup,
 seats swapped every other game.
@@ -9,8 +9,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from tests.referee.support import REPO
 from workers import launcher, play
+from workers.kit import REFERENCE_BOTS
 from workers.limits import SandboxLimits
 from workers.match import Clock, MatchSpec, SeatStatus
 from workers.packages import program_from_directory
@@ -36,8 +36,8 @@ WINS_AT_LEAST = 10
 
 
 def test_search_beats_greedy_at_gamesup(limits: SandboxLimits) -> None:
-    search = program_from_directory(REPO / "bots" / "search")
-    greedy = program_from_directory(REPO / "bots" / "greedy")
+    search = program_from_directory(REFERENCE_BOTS / "search")
+    greedy = program_from_directory(REFERENCE_BOTS / "greedy")
     points = []
     for i in range(GAMES):
         order = play.seat_order(i, 2)
@@ -53,7 +53,7 @@ def test_a_bot_may_import_the_engines(limits: SandboxLimits, tmp_path: Path) -> 
     bot.mkdir()
     (bot / "main.py").write_text(IMPORTER)
     spec = MatchSpec(match_id="imports", engine_id="gamesup", options={}, seed=3, seats=2, clock=Clock())
-    greedy = program_from_directory(REPO / "bots" / "greedy")
+    greedy = program_from_directory(REFERENCE_BOTS / "greedy")
     record = play_match(spec, [program_from_directory(bot), greedy], limits=limits)
     assert record.sandboxed
     assert record.seat_records[0].status == SeatStatus.OK, record.seat_records[0]

@@ -13,7 +13,7 @@ from email.message import Message
 from typing import Any
 from urllib.parse import urlparse
 
-from tests.live.process import ROOT
+from workers.kit import REFERENCE_BOTS
 
 
 class Api:
@@ -87,13 +87,13 @@ class Api:
 
 def random_bot() -> bytes:
     """The reference random bot, a single file."""
-    return (ROOT / "bots" / "random_bot.py").read_bytes()
+    return (REFERENCE_BOTS / "random_bot.py").read_bytes()
 
 
 def greedy_zip() -> bytes:
     """The reference greedy bot (a directory) as a zip archive."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
-        for path in sorted((ROOT / "bots" / "greedy").glob("*.py")):
+        for path in sorted((REFERENCE_BOTS / "greedy").glob("*.py")):
             archive.write(path, path.name)
     return buffer.getvalue()

@@ -10,7 +10,6 @@ minus the bot processes.
 from __future__ import annotations
 
 import random
-from pathlib import Path
 from typing import Any
 
 from engines import get_engine
@@ -21,9 +20,9 @@ from tournaments.competitions.models import Tournament
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 from tournaments.matches.life import match_claim, match_record_result
 from tournaments.matches.models import Match
+from workers.kit import REFERENCE_BOTS
 
-ROOT = Path(__file__).resolve().parents[2]
-RANDOM_BOT = (ROOT / "bots" / "random_bot.py").read_bytes()
+RANDOM_BOT = (REFERENCE_BOTS / "random_bot.py").read_bytes()
 
 # Short games for every engine: (game, seats, options).
 SHORT_GAMES: list[tuple[str, int, dict[str, Any]]] = [

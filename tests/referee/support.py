@@ -12,13 +12,14 @@ from pathlib import Path
 import pytest
 
 from tests.referee import countgame
+from workers.kit import REFERENCE_BOTS
 from workers.limits import SandboxLimits
 from workers.match import Clock
 from workers.sandbox import BotProgram, SandboxUnavailableError, sandbox_available
 from workers.slots import NoFreeSlotError, acquire_slot, pids_of_uid
 
 REPO = Path(__file__).resolve().parents[2]
-RANDOM_BOT = REPO / "bots" / "random_bot.py"
+RANDOM_BOT = REFERENCE_BOTS / "random_bot.py"
 # Short clocks keep the suites fast; timeouts are tested with these.
 FAST = Clock(move_ms=400, game_ms=5000, startup_ms=4000)
 FIRST_UID = 61200  # away from the service's default pool (60000+) and from older test runs (61000+)

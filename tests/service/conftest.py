@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,9 +14,9 @@ from tournaments.bots.services import bot_create
 from tournaments.games.services import game_sync
 from tournaments.matches.life import match_claim, match_record_result
 from tournaments.matches.models import Match, MatchSeat
+from workers.kit import REFERENCE_BOTS
 
-ROOT = Path(__file__).resolve().parents[2]
-RANDOM_BOT = (ROOT / "bots" / "random_bot.py").read_bytes()
+RANDOM_BOT = (REFERENCE_BOTS / "random_bot.py").read_bytes()
 
 
 @pytest.fixture(autouse=True)

@@ -55,3 +55,33 @@ def test_worker_without_the_runtime_does_not_claim(user: Any, make_bot: Any) -> 
     assert match_claim_next(worker="w") == (runnable.id, 1)
     left.refresh_from_db()
     assert left.status == Match.Status.QUEUED
+
+
+def test_a_match_left_for_a_runtime_says_so_and_ends_after_its_wait(
+    user: Any, make_bot: Any, settings: Any, client: Any
+) -> None:
+    from datetime import timedelta
+
+    from tournaments.dbclock import db_clock
+    from tournaments.matches.recovery import matches_end_unrunnable
+    from tournaments.ops.health import health_report
+
+    exotic = bot_create(
+        owner=user, game_id="gamesup", name="exotic", package=_package([MISSING, "main.py"]), filename="e.zip"
+    ).bot
+    left = _match_between(user, exotic, make_bot())
+    assert match_claim_next(worker="w") is None
+    left.refresh_from_db()
+    assert left.waiting_for == MISSING and left.waiting_since is not None
+    _, body = health_report()
+    assert body["status"] == "degraded"
+    assert body["checks"]["runtimes"]["detail"] == f"RuntimeError: 1 match(es) wait for a worker with {MISSING}"
+    assert client.get(f"/api/matches/{left.id}/").json()["waiting_for"] == MISSING
+
+    settings.ARBITER_RUNTIME_WAIT_S = 60
+    assert matches_end_unrunnable() == 0  # not waited long enough yet
+    assert matches_end_unrunnable(now=db_clock() + timedelta(seconds=61)) == 1
+    left.refresh_from_db()
+    assert left.status == Match.Status.ERRORED and left.attempt == 0
+    assert left.error_reason.startswith(f"no worker with {MISSING} took it in 6")
+    assert left.tournament.status == "finished"  # its only match ended: the tournament with it

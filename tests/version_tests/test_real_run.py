@@ -14,7 +14,6 @@ import io
 import os
 import shutil
 import zipfile
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,8 +25,9 @@ from tournaments.competitions.services.version_tests import version_test_create
 from tournaments.matches import tasks
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.ratings.stats import Sprt
+from workers.kit import REFERENCE_BOTS
 
-GREEDY = Path(__file__).resolve().parents[2] / "bots" / "greedy"
+GREEDY = REFERENCE_BOTS / "greedy"
 
 needs_sandbox = pytest.mark.skipif(
     shutil.which("bwrap") is None and not os.environ.get("ARBITER_ALLOW_UNSANDBOXED") and not os.environ.get("CI"),

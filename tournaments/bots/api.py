@@ -42,13 +42,28 @@ UPLOAD_ERRORS = {
 
 class VersionOutputSerializer(serializers.ModelSerializer):
     retired = serializers.SerializerMethodField()
+    state = serializers.SerializerMethodField(
+        help_text="ready (plays), building (the service builds it: bot.json's build) or failed (never plays)."
+    )
+    build_log = serializers.SerializerMethodField(
+        help_text="The build's last output lines, or why it failed (empty without a build)."
+    )
 
     class Meta:
         model = BotVersion
-        fields = ["id", "number", "filename", "checksum", "size", "kind", "command", "notes", "created", "retired"]
+        fields = [
+            "id", "number", "filename", "checksum", "size", "kind", "command", "notes", "created", "retired",
+            "state", "build_log",
+        ]  # fmt: skip
 
     def get_retired(self, version: BotVersion) -> bool:
         return hasattr(version, "retirement")
+
+    def get_state(self, version: BotVersion) -> str:
+        return getattr(version, "build_state", None) or "ready"
+
+    def get_build_log(self, version: BotVersion) -> str:
+        return getattr(version, "build_log", None) or ""
 
 
 class BotOutputSerializer(serializers.ModelSerializer):
@@ -77,7 +92,9 @@ class RatingRowSerializer(RatingNumbersSerializer):
 
 class BotDetailSerializer(BotOutputSerializer):
     current_version = serializers.IntegerField(
-        allow_null=True, help_text="Number of the newest version that is not retired: the one that plays."
+        allow_null=True,
+        help_text="Number of the newest version that is not retired and is built (when bot.json names a build): "
+        "the one that plays.",
     )
     versions = VersionOutputSerializer(many=True)
     ratings = RatingRowSerializer(many=True, help_text="Ratings of the current version (?versions=all: of all).")
@@ -188,7 +205,7 @@ class BotListCreateApi(GenericAPIView):
             filename=filename,
         )
         bot = bot_get(user=request.user, bot_id=version.bot_id)
-        bot.version = version  # type: ignore[union-attr]
+        bot.version = version_get(bot_id=version.bot_id, number=version.number)  # type: ignore[union-attr]
         return Response(BotCreatedSerializer(bot).data, status=status.HTTP_201_CREATED)
 
 
@@ -271,7 +288,8 @@ class BotVersionListCreateApi(GenericAPIView):
         version = bot_version_create(
             bot=bot, user=request.user, package=package, filename=filename, notes=data.validated_data["notes"]
         )
-        return Response(VersionOutputSerializer(version).data, status=status.HTTP_201_CREATED)
+        shown = version_get(bot_id=bot.id, number=version.number)  # with its build's state
+        return Response(VersionOutputSerializer(shown).data, status=status.HTTP_201_CREATED)
 
 
 class BotVersionRetireApi(APIView):

@@ -39,7 +39,7 @@ class Bot(models.Model):
 
 
 class BotVersion(models.Model):
-    """An uploaded package.  Never changed after creation."""
+    """An uploaded package.  Never changed after creation (a build's outcome lives in ``BotBuild``)."""
 
     bot = models.ForeignKey(Bot, on_delete=models.PROTECT, related_name="versions")
     number = models.PositiveIntegerField()
@@ -80,3 +80,42 @@ class BotVersionRetirement(models.Model):
 
     def __str__(self) -> str:
         return f"version {self.bot_version_id} retired"
+
+
+class BotBuild(models.Model):
+    """The service's build of a version whose bot.json names a ``build`` (workers/build.py).
+
+    A version with no row needs no build.  BUILDING until a worker's build ends it:
+    READY with the built archive every worker unpacks for the version's matches, or
+    FAILED with the build's last output lines.  ``attempt`` counts claims: a claim
+    holds the build until ``lease_until``, after which the sweeper sends it again.
+    """
+
+    class Status(models.TextChoices):
+        BUILDING = "building", "Building"
+        READY = "ready", "Ready"
+        FAILED = "failed", "Failed"
+
+    version = models.OneToOneField(BotVersion, on_delete=models.PROTECT, related_name="build", primary_key=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.BUILDING)
+    command = models.JSONField(default=list)
+    log = models.TextField(blank=True, help_text="the build's last output lines, or why it failed")
+    archive = models.BinaryField(editable=False, default=b"")
+    checksum = models.CharField(max_length=64, blank=True, help_text="sha256 of the built archive")
+    attempt = models.PositiveIntegerField(default=0)
+    worker = models.CharField(max_length=200, blank=True)
+    lease_until = models.DateTimeField(null=True, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(status__in=["building", "ready", "failed"]), name="botbuild_status_valid"
+            ),
+            models.CheckConstraint(condition=~Q(status="ready") | ~Q(checksum=""), name="botbuild_ready_has_archive"),
+        ]
+        indexes = [models.Index(fields=["status", "lease_until"], name="botbuild_status_lease")]
+
+    def __str__(self) -> str:
+        return f"build of version {self.version_id}: {self.status}"

@@ -10,6 +10,7 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
+from tournaments.bots.builds import build_request
 from tournaments.bots.models import Bot, BotVersion, BotVersionRetirement
 from tournaments.errors import ConflictError, ForbiddenError, ServiceError
 from tournaments.games.models import Game
@@ -74,7 +75,8 @@ def bot_create(
 
 
 def _version_create(*, bot: Bot, number: int, package: bytes, filename: str, info: Any, notes: str) -> BotVersion:
-    return BotVersion.objects.create(
+    """The version row, and its build request when bot.json names a ``build`` (the service builds it)."""
+    version = BotVersion.objects.create(
         bot=bot,
         number=number,
         package=package,
@@ -86,6 +88,9 @@ def _version_create(*, bot: Bot, number: int, package: bytes, filename: str, inf
         unpacked_bytes=int(info.unpacked_bytes),
         notes=notes,
     )
+    if info.build:
+        build_request(version=version, command=tuple(info.build))
+    return version
 
 
 def bot_version_create(*, bot: Bot, user: Any, package: bytes, filename: str, notes: str = "") -> BotVersion:

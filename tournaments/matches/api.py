@@ -62,6 +62,10 @@ class MatchSerializer(serializers.Serializer):
     attempt = serializers.IntegerField()
     result_reason = serializers.CharField(allow_blank=True)
     error_reason = serializers.CharField(allow_blank=True)
+    waiting_for = serializers.CharField(
+        allow_blank=True,
+        help_text="A queued match no worker that saw it could run: the runtime it waits for (e.g. node).",
+    )
     created = serializers.DateTimeField()
     claimed_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
@@ -128,6 +132,7 @@ def match_body(match: Match, *, user: Any, detail: bool) -> dict[str, Any]:
         "attempt": match.attempt,
         "result_reason": match.result_reason,
         "error_reason": match.error_reason,
+        "waiting_for": match.waiting_for,
         "created": match.created,
         "claimed_at": match.claimed_at,
         "finished_at": match.finished_at,

@@ -217,6 +217,8 @@ def match_claim(*, match_id: int, worker: str) -> int | None:
             worker=worker[:200],
             claimed_at=now,
             heartbeat_at=now,
+            waiting_for="",
+            waiting_since=None,
         )
         if not claimed:
             return None
@@ -242,6 +244,7 @@ def match_claim_next(*, worker: str) -> tuple[int, int] | None:
                 # Left queued for a worker that has the runtime (played here it would be a crash);
                 # the next round looks past it.
                 logger.info("worker %s leaves match %s: no %s here", worker, match_id, ", ".join(sorted(missing)))
+                match_note_waiting(match_id=match_id, runtimes=missing)
                 skipped.add(match_id)
                 continue
             attempt = match_claim(match_id=match_id, worker=worker)
@@ -253,6 +256,32 @@ def match_claim_next(*, worker: str) -> tuple[int, int] | None:
         "worker %s lost %d claim rounds in a row; its message goes back to the dispatcher", worker, CLAIM_ROUNDS
     )
     return None
+
+
+def match_note_waiting(*, match_id: int, runtimes: Iterable[str]) -> None:
+    """Note that a queued match waits for a worker with ``runtimes`` (shown by the API and /healthz).
+
+    The first note's time stays: the sweeper ends a match that waited ``ARBITER_RUNTIME_WAIT_S``.
+    """
+    Match.objects.filter(id=match_id, status=Match.Status.QUEUED, waiting_for="").update(
+        waiting_for=", ".join(sorted(runtimes))[:60], waiting_since=db_now()
+    )
+
+
+def match_end_unrunnable(*, match_id: int, waited_s: float) -> bool:
+    """ERRORED (never rated, never a forfeit): a queued match no worker could run for ``waited_s``."""
+    with transaction.atomic():
+        _tournaments_lock(Match.objects.filter(id=match_id).values_list("tournament_id", flat=True))
+        match = Match.objects.select_for_update().filter(id=match_id, status=Match.Status.QUEUED).first()
+        if match is None or not match.waiting_for:
+            return False
+        match.status = Match.Status.ERRORED
+        match.error_reason = f"no worker with {match.waiting_for} took it in {waited_s:.0f} s"
+        match.finished_at = db_clock()
+        match.save(update_fields=["status", "error_reason", "finished_at"])
+        match_ended(match)
+    logger.warning("match %s: %s", match_id, match.error_reason)
+    return True
 
 
 def match_heartbeat(*, match_id: int, attempt: int) -> bool:

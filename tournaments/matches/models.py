@@ -78,6 +78,10 @@ class Match(ClockFields):
     moves = models.JSONField(default=list, blank=True)
     result_reason = models.TextField(blank=True)
     error_reason = models.TextField(blank=True)
+    # A queued match a worker could not run for want of a runtime (``node``...): which, and since
+    # when; cleared when a worker claims it, ended by the sweeper after ARBITER_RUNTIME_WAIT_S.
+    waiting_for = models.CharField(max_length=60, blank=True)
+    waiting_since = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["id"]

@@ -35,9 +35,10 @@ import logging
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.db.models import Count
 
 from tournaments.dbclock import db_clock
-from tournaments.matches.life import match_record_error, matches_wake
+from tournaments.matches.life import match_end_unrunnable, match_record_error, matches_wake
 from tournaments.matches.marks import EXPIRED, SWEEP, SWEEP_RESUMED, WORKER_LOST, recovery_mark
 from tournaments.matches.models import Match, RecoveryMark
 from tournaments.matches.queue import queued_count
@@ -77,6 +78,34 @@ def matches_dispatch(*, limit: int | None = None) -> int:
     sent = matches_wake(count=missing)
     logger.warning("dispatcher: %d queued match(es), %d message(s) waiting: sent %d", queued, waiting, sent)
     return sent
+
+
+def matches_end_unrunnable(*, now: datetime | None = None) -> int:
+    """End the queued matches that waited ``ARBITER_RUNTIME_WAIT_S`` for a worker with their runtime."""
+    now = now or db_clock()
+    limit = settings.ARBITER_RUNTIME_WAIT_S
+    rows = (
+        Match.objects.filter(status=Match.Status.QUEUED, waiting_since__lt=now - timedelta(seconds=limit))
+        .exclude(waiting_for="")
+        .values_list("id", "waiting_since")
+    )
+    ended = 0
+    for match_id, since in list(rows):
+        if since is None:
+            continue
+        ended += match_end_unrunnable(match_id=match_id, waited_s=(now - since).total_seconds())
+    return ended
+
+
+def matches_waiting_for_runtimes() -> dict[str, int]:
+    """Queued matches a worker could not run, by the runtime(s) they wait for (for /healthz)."""
+    rows = (
+        Match.objects.filter(status=Match.Status.QUEUED)
+        .exclude(waiting_for="")
+        .values_list("waiting_for")
+        .annotate(n=Count("id"))
+    )
+    return {runtime: n for runtime, n in rows}
 
 
 def matches_expire_leases(*, now: datetime | None = None) -> int:

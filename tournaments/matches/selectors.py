@@ -8,6 +8,7 @@ from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 
 from tournaments.bots.selectors import bots_private_to_others
 from tournaments.matches.models import Match, MatchSeat
+from workers.build import BUILT_FILENAME
 from workers.match import BotRef, MatchSpec
 
 
@@ -87,7 +88,13 @@ def match_spec(*, match_id: int) -> MatchSpec:
     seats = (
         MatchSeat.objects.filter(match_id=match_id)
         .order_by("seat")
-        .values_list("bot_version_id", "bot_version__checksum", "bot_version__filename", "bot_version__command")
+        .values_list(
+            "bot_version_id",
+            "bot_version__checksum",
+            "bot_version__filename",
+            "bot_version__command",
+            "bot_version__build__checksum",
+        )
     )
     return MatchSpec(
         match_id=str(match.id),
@@ -96,5 +103,14 @@ def match_spec(*, match_id: int) -> MatchSpec:
         seed=match.seed,
         seats=match.seats,
         clock=match.clock,
-        bots=tuple(BotRef(version_id=v, checksum=c, filename=f, command=tuple(cmd or [])) for v, c, f, cmd in seats),
+        # A built version is played from its built archive (bots.selectors.bot_version_package).
+        bots=tuple(
+            BotRef(
+                version_id=v,
+                checksum=built or c,
+                filename=BUILT_FILENAME if built else f,
+                command=tuple(cmd or []),
+            )
+            for v, c, f, cmd, built in seats
+        ),
     )

@@ -69,6 +69,14 @@ def matches_sweep() -> int:
 
 
 @app.task(ignore_result=True, acks_late=False)
+def matches_unrunnable() -> int:
+    """End queued matches that waited too long for a worker with their runtime (scheduled by beat)."""
+    from tournaments.matches.recovery import matches_end_unrunnable
+
+    return matches_end_unrunnable()
+
+
+@app.task(ignore_result=True, acks_late=False)
 def matches_dispatch() -> int:
     """Re-send queued matches whose message the broker may have lost (scheduled by beat)."""
     from tournaments.matches.recovery import matches_dispatch as dispatch
@@ -82,5 +90,6 @@ def matches_dispatch() -> int:
 for _task, _every in (
     (matches_sweep, settings.ARBITER_SWEEP_EVERY_S),
     (matches_dispatch, settings.ARBITER_DISPATCH_EVERY_S),
+    (matches_unrunnable, settings.ARBITER_DISPATCH_EVERY_S),
 ):
     beat_every(_every, _task, queue=settings.ARBITER_BEAT_QUEUE, expires=4 * _every)

@@ -24,9 +24,11 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 from kombu import Connection
 
+from tournaments.bots.builds import builds_waiting_for_runtimes
 from tournaments.dbclock import db_clock
 from tournaments.matches.marks import SWEEP, recovery_marks, workers_unfit
 from tournaments.matches.models import Match
+from tournaments.matches.recovery import matches_waiting_for_runtimes
 from workers import sandbox
 
 BROKER_TIMEOUT_S = 3
@@ -161,13 +163,29 @@ def check_workers() -> Check:
     return _timed(probe)
 
 
+def check_runtimes() -> Check:
+    """Is any work waiting for a runtime no worker that saw it has (matches, and version builds)?"""
+
+    def probe() -> str:
+        waiting = [f"{n} match(es) wait for a worker with {runtime}" for runtime, n in
+                   sorted(matches_waiting_for_runtimes().items())]  # fmt: skip
+        waiting += [f"{n} build(s) wait for a worker with {runtime}" for runtime, n in
+                    sorted(builds_waiting_for_runtimes().items())]  # fmt: skip
+        if waiting:
+            raise RuntimeError("; ".join(waiting))
+        return "no work waits for a runtime"
+
+    return _timed(probe)
+
+
 def health_report() -> tuple[bool, dict[str, Any]]:
     """Run every check; (no failing check, the JSON body).  A late sweeper degrades, it does not fail."""
     checks = {"database": check_database(), "broker": check_broker(), "sandbox": check_sandbox()}
     ok = all(c.ok for c in checks.values())
-    for name, check in (("sweeper", check_sweeper), ("workers", check_workers)):
+    for name, check in (("sweeper", check_sweeper), ("workers", check_workers), ("runtimes", check_runtimes)):
         checks[name] = check() if checks["database"].ok else Check(ok=False, ms=0.0, detail="no database")
-    status = "failing" if not ok else "ok" if checks["sweeper"].ok and checks["workers"].ok else "degraded"
+    late = ("sweeper", "workers", "runtimes")
+    status = "failing" if not ok else "ok" if all(checks[n].ok for n in late) else "degraded"
     body = {
         "status": status,
         "checks": {name: {k: v for k, v in asdict(c).items() if v or k in ("ok", "ms")} for name, c in checks.items()},

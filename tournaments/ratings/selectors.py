@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db.models import BooleanField, Case, Exists, Max, OuterRef, Q, QuerySet, Subquery, Value, When
 
 from tournaments.bots.models import Bot, BotVersion, BotVersionRetirement
+from tournaments.bots.selectors import versions_built
 from tournaments.ratings.models import PoolFitEntry, Rating, RatingChange
 from tournaments.ratings.stats import ErrorBar
 
@@ -33,6 +34,8 @@ def leaderboard(*, game_id: str, pool: str, user: Any = None) -> QuerySet[Rating
     newer = BotVersion.objects.filter(
         bot_id=OuterRef("bot_version__bot_id"), number__gt=OuterRef("bot_version__number")
     ).exclude(id__in=retired)
+    # A newer version still building, or whose build failed, does not stand for its bot either.
+    newer = newer.filter(versions_built())
     ratings = (
         Rating.objects.filter(pool=pool, bot_version__bot__game_id=game_id, bot_version__bot__active=True)
         .exclude(bot_version_id__in=retired)

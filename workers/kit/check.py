@@ -2,7 +2,7 @@
 
 The package is archived and validated by ``workers.packages`` exactly as an
 upload is, unpacked as a worker unpacks it, and played through the referee and
-sandbox the service uses against the reference bots in ``bots/``.
+sandbox the service uses against the reference bots shipped with the kit (``workers/kit/bots``).
 """
 
 from __future__ import annotations
@@ -14,14 +14,13 @@ from pathlib import Path
 
 import engines
 from workers.conversation import clean_text
+from workers.kit import REFERENCE_BOTS
 from workers.kit.packing import build_run, manifest_read, package_directory
 from workers.limits import SandboxLimits
 from workers.match import Clock, MatchSpec, SeatStatus
 from workers.packages import PackageError, inspect_package, program_from_directory, unpack_package
 from workers.referee import play_match
 from workers.sandbox import BotProgram
-
-REFERENCE_BOTS = Path(__file__).resolve().parents[2] / "bots"
 
 # What each forfeit means for the author, and what usually causes it.
 ADVICE = {
@@ -54,7 +53,7 @@ class CheckReport:
 
 def _opponents() -> dict[str, BotProgram]:
     if not REFERENCE_BOTS.is_dir():
-        raise PackageError(f"the reference bots are not at {REFERENCE_BOTS}; check needs a checkout of the project")
+        raise PackageError(f"the reference bots are not at {REFERENCE_BOTS}: the kit is installed without them")
     return {
         "random": BotProgram(directory=REFERENCE_BOTS, command=("python3", "random_bot.py")),
         "greedy": program_from_directory(REFERENCE_BOTS / "greedy"),

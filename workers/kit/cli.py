@@ -2,7 +2,7 @@
 
 arbiter new gamesup mybot --lang python
 arbiter check mybot
-arbiter play --game gamesup mybot bots/greedy --games 20
+arbiter play --game gamesup mybot workers/kit/bots/greedy --games 20
 arbiter login --server http://localhost:8000 --username ada
 arbiter upload mybot
 arbiter status
@@ -15,15 +15,17 @@ import getpass
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from workers import play
 from workers.kit import client
 from workers.kit.check import bot_check
-from workers.kit.packing import build_run, manifest_read, package_directory
+from workers.kit.packing import manifest_read, package_directory
 from workers.kit.starter import LANGUAGES, starter_name, starter_write
 from workers.match import Clock
 from workers.packages import PackageError, inspect_package
 from workers.sandbox import InfrastructureError
+from workers.text import clean_text
 
 
 def _new(args: argparse.Namespace) -> int:
@@ -63,13 +65,30 @@ def _upload(args: argparse.Namespace) -> int:
     name = args.name or manifest.get("name") or starter_name(args.dir)
     if not game:
         raise PackageError('which game? give --game, or "game" in bot.json')
-    build_run(args.dir)
+    # The sources go up as they are: the server builds a version whose bot.json names a build
+    # (its own build replaces any program built here by `arbiter check`).
     filename, data = package_directory(args.dir)
     inspect_package(data, filename)  # refused here with the server's own words, before any upload
     bot = client.bot_upload(login=login, game=str(game), name=str(name), package=(filename, data), notes=args.notes)
-    print(f"uploaded {bot['name']} ({bot['game']}): bot {bot['id']}, version {bot['current_version']}")
+    newest = max(bot.get("versions") or [{}], key=lambda v: v.get("number", 0))
+    state = newest.get("state", "ready")
+    print(f"uploaded {bot['name']} ({bot['game']}): bot {bot['id']}, version {newest.get('number')} ({state})")
+    if state == "building":
+        print("the server builds it (bot.json's build); `arbiter status` shows when it is ready")
     print(f"see it at {login.server.rstrip('/')}/bots/{bot['id']}/")
     return 0
+
+
+def _builds_show(bot: dict[str, Any]) -> None:
+    """The newest version's build, when it is not (yet) playable: building, or failed with why."""
+    newest = max(bot.get("versions") or [{}], key=lambda v: v.get("number", 0))
+    state = newest.get("state", "ready")
+    if state == "building":
+        print(f"    version {newest['number']}: building on the server")
+    elif state == "failed":
+        print(f"    version {newest['number']}: the build failed; it never plays:")
+        for line in str(newest.get("build_log", "")).splitlines():
+            print(f"      | {clean_text(line)}")
 
 
 def _status(args: argparse.Namespace) -> int:
@@ -79,6 +98,7 @@ def _status(args: argparse.Namespace) -> int:
     for bot in bots:
         state = "active" if bot["active"] else "inactive"
         print(f"{bot['name']} ({bot['game']}, bot {bot['id']}, version {bot['current_version']}, {state})")
+        _builds_show(bot)
         for rating in bot["ratings"]:
             print(
                 f"    {rating['pool']}: Elo {rating['elo']:.0f} after {rating['games']} games "

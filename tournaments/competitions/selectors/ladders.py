@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db.models import Count, Max, QuerySet
 
 from tournaments.bots.models import Bot, BotVersion
+from tournaments.bots.selectors import versions_playable
 from tournaments.competitions.models import Ladder
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.ratings.models import Rating
@@ -49,10 +50,10 @@ def ladder_latest_versions(*, ladder: Ladder) -> list[int]:
     latest: dict[int, int] = {}
     rows = (
         BotVersion.objects.filter(
+            versions_playable(),
             bot__game_id=ladder.game_id,
             bot__active=True,
             bot__visibility=Bot.Visibility.PUBLIC,
-            retirement__isnull=True,
         )
         .order_by("bot_id", "number")
         .values_list("bot_id", "id")

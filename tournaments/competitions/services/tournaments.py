@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from engines import get_engine
 from tournaments.bots.models import Bot, BotVersion
-from tournaments.bots.selectors import versions_current
+from tournaments.bots.selectors import version_unplayable, versions_current
 from tournaments.competitions.models import Participant, Tournament
 from tournaments.competitions.plans import match_seed, round_robin_plan
 from tournaments.competitions.services.limits import (
@@ -81,6 +81,9 @@ def _entrants(*, bot_ids: Sequence[int], game: Game, user: Any, version_ids: Seq
             raise ServiceError(f"Two versions of bot {version.bot_id}.", fields={"versions": ["two versions"]})
         if hasattr(version, "retirement"):
             raise ServiceError(f"Version {version.id} is retired.", fields={"versions": ["retired version"]})
+        unbuilt = version_unplayable(version=version)
+        if unbuilt is not None:  # still building, or its build failed
+            raise ServiceError(f"Version {version.id}: {unbuilt}.", fields={"versions": ["not built"]})
         pinned.add(version.bot_id)
         chosen[version.bot_id] = version.id
     missing = set(version_ids) - set(chosen.values())

@@ -44,7 +44,7 @@ from django.db import transaction
 
 from engines import get_engine
 from tournaments.bots.models import Bot, BotVersion
-from tournaments.bots.selectors import version_current
+from tournaments.bots.selectors import version_current, version_unplayable
 from tournaments.competitions.models import VersionTest, VersionTestMatch
 from tournaments.competitions.selectors.version_tests import version_test_sprt
 from tournaments.dbclock import db_now
@@ -84,6 +84,10 @@ def _version(*, bot: Bot, number: int | None, field: str) -> BotVersion:
     version = BotVersion.objects.defer("package").filter(bot=bot, number=number).first()
     if version is None:
         raise ServiceError(f"Bot {bot.name!r} has no version {number}.", fields={field: ["unknown version"]})
+    unplayable = version_unplayable(version=version)
+    if unplayable is not None and BotVersion.objects.filter(id=version.id, retirement__isnull=True).exists():
+        # A retired version may still be tested by hand; one that is not built cannot play at all.
+        raise ServiceError(f"Bot {bot.name!r}: {unplayable}.", fields={field: [unplayable]})
     return version
 
 

@@ -13,7 +13,6 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
@@ -24,6 +23,7 @@ from tournaments.bots.services import bot_create, bot_version_create
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 from tournaments.games.services import game_sync
+from workers.kit import REFERENCE_BOTS
 from workers.match import Clock
 
 DEMO_PLY_CAP = 150
@@ -31,13 +31,13 @@ DEMO_CLOCK = Clock(move_ms=1000, game_ms=30000, startup_ms=5000)
 
 
 def _package_random() -> tuple[bytes, str]:
-    path = settings.BASE_DIR / "bots" / "random_bot.py"
+    path = REFERENCE_BOTS / "random_bot.py"
     return path.read_bytes(), "random_bot.py"
 
 
 def _package_greedy() -> tuple[bytes, str]:
     """The greedy bot's directory as a zip, byte-for-byte stable so re-runs see the same checksum."""
-    root: Path = settings.BASE_DIR / "bots" / "greedy"
+    root: Path = REFERENCE_BOTS / "greedy"
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for path in sorted(root.rglob("*")):

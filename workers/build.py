@@ -1,0 +1,202 @@
+"""A version's ``build`` command, run once by a worker in the bots' own sandbox.
+
+The uploaded sources are unpacked, copied into a sandbox slot like a bot's and
+mounted writable at ``/bot``; the ``build`` command (for example
+``["gcc", "-O2", "-o", "bot", "bot.c"]``) runs there under the slot's uid,
+control group (memory of all its processes together, processes) and seccomp
+filter, with a wall-time limit after which every process it started is killed.
+What is in ``/bot`` afterwards (sources and what the build made) becomes the
+version's built archive: a ``.tar.gz`` that every worker unpacks for its matches,
+checked with the same rules as an upload.
+
+A failed build is the author's: its outcome says why in plain words, with the
+last lines of the build's output.  A fault of this machine (no slot, no
+sandbox) raises ``InfrastructureError`` so that the build runs again elsewhere.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import tarfile
+import tempfile
+import threading
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePosixPath
+
+from workers import config
+from workers.botprocess import BotProcess
+from workers.launcher import BotProgram
+from workers.limits import SandboxLimits
+from workers.packages import PackageError, inspect_package, unpack_package
+from workers.sandbox import InfrastructureError, start_bot
+from workers.text import clean_text
+
+BUILT_FILENAME = "built.tar.gz"
+# The output kept for the author: the end of it, where compilers put the error that stopped them.
+LOG_LINES = 30
+LOG_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True)
+class BuildLimits:
+    """What one build may use (``ARBITER_BUILD_*``, docs/configuration.md)."""
+
+    seconds: int
+    memory_mb: int
+    processes: int
+    tmp_mb: int
+
+    @classmethod
+    def from_env(cls) -> BuildLimits:
+        """The limits the environment sets."""
+        return cls(
+            seconds=config.read("ARBITER_BUILD_SECONDS"),
+            memory_mb=config.read("ARBITER_BUILD_MEMORY_MB"),
+            processes=config.read("ARBITER_BUILD_PROCESSES"),
+            tmp_mb=config.read("ARBITER_BUILD_TMP_MB"),
+        )
+
+    def sandbox(self, bots: SandboxLimits) -> SandboxLimits:
+        """The bots' sandbox with a build's limits: memory for the group, CPU, processes, /tmp."""
+        largest_file = max(1, config.read("ARBITER_MAX_UNPACKED_BYTES") >> 20)
+        return replace(
+            bots,
+            memory_mb=self.memory_mb,
+            address_space_mb=4 * self.memory_mb,
+            processes=self.processes,
+            tmp_mb=self.tmp_mb,
+            file_size_mb=max(bots.file_size_mb, largest_file),
+            cpu_seconds=self.seconds,
+            warm=0,
+        )
+
+
+@dataclass(frozen=True)
+class BuildOutcome:
+    """A finished build: ``archive`` (the built package) when it worked, else ``log`` says why."""
+
+    ok: bool
+    log: str
+    archive: bytes = b""
+
+
+class _Tail:
+    """The last ``LOG_BYTES`` of a pipe, read by a thread of its own until the pipe closes."""
+
+    def __init__(self, fd: int) -> None:
+        self.data = bytearray()
+        self.thread = threading.Thread(target=self._read, args=(fd,), daemon=True)
+        self.thread.start()
+
+    def _read(self, fd: int) -> None:
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            self.data += chunk
+            del self.data[:-LOG_BYTES]
+
+
+def _tail_text(*parts: bytes) -> str:
+    text = clean_text(b"".join(parts).decode("utf-8", "replace")).strip()
+    return "\n".join(text.splitlines()[-LOG_LINES:])
+
+
+def build_package(
+    data: bytes, filename: str, build: tuple[str, ...], *, bots: SandboxLimits, limits: BuildLimits
+) -> BuildOutcome:
+    """Build the package ``data`` with ``build`` in the sandbox; its outcome (InfrastructureError: run it again)."""
+    with tempfile.TemporaryDirectory(prefix="arbiter-build-") as scratch:
+        os.chmod(scratch, 0o755)  # the copy for the slot is made from here
+        try:
+            sources = unpack_package(data, filename, Path(scratch) / "src")
+        except PackageError as exc:
+            return BuildOutcome(False, f"the package cannot be unpacked: {exc}")
+        program = BotProgram(directory=sources.directory, command=build, writable=True)
+        proc = start_bot(program, limits.sandbox(bots), limits.seconds)
+        try:
+            return _run(proc, sources.command, limits)
+        finally:
+            proc.kill()
+            proc.cleanup()
+
+
+def _run(proc: BotProcess, command: tuple[str, ...], limits: BuildLimits) -> BuildOutcome:
+    """Wait for the started build, stop it at its limits, and pack what it made."""
+    popen = proc.popen
+    if popen.stdin is not None:
+        popen.stdin.close()
+    tails = [_Tail(s.fileno()) for s in (popen.stdout, popen.stderr) if s is not None]
+    code = proc.wait(float(limits.seconds))
+    over_memory = proc.over_memory()
+    proc.kill()  # whatever the build left running, before its files are read
+    for tail in tails:
+        tail.thread.join(5.0)
+    if not proc.gone:
+        raise InfrastructureError("the build's processes could not all be stopped")
+    output = _tail_text(*(bytes(t.data) for t in tails))
+    if code is None:
+        return BuildOutcome(
+            False, _with_output(f"the build took longer than {limits.seconds} s and was stopped", output)
+        )
+    if over_memory:
+        return BuildOutcome(
+            False, _with_output(f"the build used more than {limits.memory_mb} MiB of memory and was stopped", output)
+        )
+    if code != 0:
+        signal = proc.exit_signal()
+        how = f"was killed by signal {signal}" if signal else f"failed (exit status {code})"
+        return BuildOutcome(False, _with_output(f"the build {how}", output))
+    try:
+        archive = _pack(proc.botdir, command)
+        inspect_package(archive, BUILT_FILENAME)
+    except PackageError as exc:
+        return BuildOutcome(False, _with_output(f"the build's result cannot be used: {exc}", output))
+    return BuildOutcome(True, output, archive)
+
+
+def _with_output(reason: str, output: str) -> str:
+    return f"{reason}:\n{output}" if output else reason
+
+
+def _pack(top: Path, command: tuple[str, ...]) -> bytes:
+    """The built tree as a deterministic ``.tar.gz`` (links, devices and fifos refused)."""
+    program = command[0] if command else ""
+    if "/" in program and not PurePosixPath(program).is_absolute():
+        target = top / PurePosixPath(program)
+        info = os.lstat(target) if os.path.lexists(target) else None
+        if info is None or not stat.S_ISREG(info.st_mode):
+            raise PackageError(f"the build finished but did not make {program!r}")
+    budget = [config.read("ARBITER_MAX_UNPACKED_BYTES")]
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.PAX_FORMAT) as archive:
+        for root, dirs, files in os.walk(top):
+            dirs.sort()
+            for name in sorted([*dirs, *files]):
+                _add(archive, Path(root) / name, str((Path(root) / name).relative_to(top)), budget)
+    return buffer.getvalue()
+
+
+def _add(archive: tarfile.TarFile, path: Path, name: str, budget: list[int]) -> None:
+    info = os.lstat(path)
+    entry = tarfile.TarInfo(name)
+    entry.mtime = 0
+    if stat.S_ISDIR(info.st_mode):
+        entry.type, entry.mode = tarfile.DIRTYPE, 0o755
+        archive.addfile(entry)
+    elif stat.S_ISREG(info.st_mode):
+        budget[0] -= info.st_size
+        if budget[0] < 0:
+            raise PackageError("the build's files are larger than a package may be (ARBITER_MAX_UNPACKED_BYTES)")
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(fd, "rb") as source:
+            content = source.read()
+        entry.size, entry.mode = len(content), 0o755 if info.st_mode & 0o111 else 0o644
+        archive.addfile(entry, io.BytesIO(content))
+    else:
+        raise PackageError(f"the build made {name!r}, which is a link, device or fifo: only files and folders are kept")
