@@ -85,3 +85,29 @@ def test_a_match_left_for_a_runtime_says_so_and_ends_after_its_wait(
     assert left.status == Match.Status.ERRORED and left.attempt == 0
     assert left.error_reason.startswith(f"no worker with {MISSING} took it in 6")
     assert left.tournament.status == "finished"  # its only match ended: the tournament with it
+
+
+def test_a_match_left_for_a_runtime_that_a_busy_worker_has_waits_its_turn(
+    user: Any, make_bot: Any, settings: Any
+) -> None:
+    """Another worker ran that runtime within the wait (it exists, it is busy): the match is not ended."""
+    from datetime import timedelta
+
+    from tournaments.dbclock import db_clock
+    from tournaments.matches.recovery import matches_end_unrunnable
+
+    exotic = bot_create(
+        owner=user, game_id="gamesup", name="exotic", package=_package([MISSING, "main.py"]), filename="e.zip"
+    ).bot
+    left = _match_between(user, exotic, make_bot())
+    assert match_claim_next(worker="w") is None  # this worker lacks the runtime
+    served = _match_between(user, exotic, make_bot())
+    settings.ARBITER_RUNTIME_WAIT_S = 60
+    later = db_clock() + timedelta(seconds=61)
+    # A worker that has the runtime took another of its matches 30 s before the sweep.
+    Match.objects.filter(id=served.id).update(status="running", attempt=1, claimed_at=later - timedelta(seconds=30))
+    assert matches_end_unrunnable(now=later) == 0
+    left.refresh_from_db()
+    assert left.status == Match.Status.QUEUED
+    # Nobody ran it for a whole wait: now it ends.
+    assert matches_end_unrunnable(now=later + timedelta(seconds=60)) == 1

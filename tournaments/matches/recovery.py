@@ -81,20 +81,39 @@ def matches_dispatch(*, limit: int | None = None) -> int:
 
 
 def matches_end_unrunnable(*, now: datetime | None = None) -> int:
-    """End the queued matches that waited ``ARBITER_RUNTIME_WAIT_S`` for a worker with their runtime."""
+    """End the queued matches that waited ``ARBITER_RUNTIME_WAIT_S`` for a worker with their runtime.
+
+    Only when no worker ran that runtime all that time: a busy worker that has
+    it (a long queue) makes the match wait its turn, not end.
+    """
     now = now or db_clock()
     limit = settings.ARBITER_RUNTIME_WAIT_S
+    cutoff = now - timedelta(seconds=limit)
     rows = (
-        Match.objects.filter(status=Match.Status.QUEUED, waiting_since__lt=now - timedelta(seconds=limit))
+        Match.objects.filter(status=Match.Status.QUEUED, waiting_since__lt=cutoff)
         .exclude(waiting_for="")
-        .values_list("id", "waiting_since")
+        .values_list("id", "waiting_for", "waiting_since")
     )
     ended = 0
-    for match_id, since in list(rows):
+    served: dict[str, bool] = {}
+    for match_id, waiting_for, since in list(rows):
         if since is None:
+            continue
+        # Some worker ran this runtime within the window: it exists and is busy, the match waits its turn.
+        runtimes = [r for r in waiting_for.split(", ") if r]
+        if any(_runtime_served(runtime=r, since=cutoff, cache=served) for r in runtimes):
             continue
         ended += match_end_unrunnable(match_id=match_id, waited_s=(now - since).total_seconds())
     return ended
+
+
+def _runtime_served(*, runtime: str, since: datetime, cache: dict[str, bool]) -> bool:
+    """Did any worker claim a match needing ``runtime`` after ``since``?"""
+    if runtime not in cache:
+        cache[runtime] = Match.objects.filter(
+            claimed_at__gte=since, match_seats__bot_version__command__0=runtime
+        ).exists()
+    return cache[runtime]
 
 
 def matches_waiting_for_runtimes() -> dict[str, int]:
