@@ -6,7 +6,6 @@ The archive is made here and then checked with the server's own code
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
 import os
@@ -14,6 +13,7 @@ import resource
 import signal
 import stat
 import subprocess
+import time
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,32 @@ def manifest_read(directory: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise PackageError('bot.json must be an object like {"command": ["python3", "main.py"]}')
     return data
+
+
+def _running_in_group(pgid: int) -> bool:
+    """True while a process of group ``pgid`` still runs (zombies do not count: they hold nothing)."""
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                return True
+    return False
+
+
+def _stop_group(pgid: int, timeout: float = 5.0) -> None:
+    """SIGKILL the build's process group until none of it runs (a kill takes effect a moment later)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except ProcessLookupError:
+            return
+        if not _running_in_group(pgid) or time.monotonic() >= deadline:
+            return
+        time.sleep(0.01)
 
 
 def build_run(directory: Path) -> str | None:
@@ -68,8 +94,7 @@ def build_run(directory: Path) -> str | None:
     try:
         output, _ = proc.communicate(timeout=seconds)
     except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
+        _stop_group(proc.pid)
         proc.communicate()
         raise PackageError(f"the build took longer than {seconds} s and was stopped") from None
     output = output.strip()
