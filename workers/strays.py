@@ -53,7 +53,7 @@ def reap_stray_launchers() -> int:
                 if os.waitpid(pid, os.WNOHANG)[0] == pid:
                     reaped += 1
     if reaped:
-        log.warning("reaped %d launcher(s) left by a worker process that died mid-match", reaped)
+        log.info("reaped %d launcher(s) left by a pool process that ended (killed mid-match, or at its exit)", reaped)
     return reaped
 
 
