@@ -185,6 +185,8 @@ _add("ARBITER_SWEEP_EVERY_S", "float", 5.0, "Seconds between runs of the lease s
 _add("ARBITER_DISPATCH_EVERY_S", "float", 15.0, "Seconds between runs of the dispatcher, which sends the messages "
      "the broker lost (one per queued match).", _G, minimum=1)  # fmt: skip
 _add("ARBITER_DISPATCH_BATCH", "int", 2000, "Most messages the dispatcher sends in one run.", _G, minimum=1)
+_add("ARBITER_BROKER_RETRIES", "int", 0, "Times a worker tries again to reach a lost broker (after 2, 4, 6 s ... "
+     "then every 30 s) before it exits; 0: it never gives up.", _G, minimum=0)  # fmt: skip
 _add("ARBITER_RESULT_RETRY_S", "float", 600.0, "Seconds a worker keeps trying to record a match it played while "
      "the database is unreachable (with backoff) before it gives the result up.", _G, minimum=0)  # fmt: skip
 _add("ARBITER_WORKER_MIN_FREE_MB", "int", 64, "A worker takes matches only while its temp dirs have this much free "
