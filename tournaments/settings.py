@@ -262,8 +262,8 @@ else:
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 6 * 3600}
 if CELERY_BROKER_URL.startswith("redis://"):
     # kombu's Redis transport with a guard that keeps a worker alive when Redis goes away
-    # (workers/broker.py says how it would otherwise exit).
-    CELERY_BROKER_TRANSPORT = "workers.broker:Transport"
+    # (workers/celery_app.py says how it would otherwise exit).
+    CELERY_BROKER_TRANSPORT = "workers.celery_app:RedisTransport"
 # Separate deployments (or test runs) can share one Redis by using their own queue.
 CELERY_TASK_DEFAULT_QUEUE = ENV["ARBITER_QUEUE"]
 CELERY_TASK_IGNORE_RESULT = True

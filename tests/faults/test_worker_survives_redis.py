@@ -4,7 +4,7 @@ Nothing is supervised here, so an exit stays visible.  Each worker has two
 slots and at most one match: a free slot (a BRPOP waiting) next to a match
 delivered but not acked is the state in which kombu's Redis transport ended
 the worker with ``AttributeError: 'NoneType' object has no attribute
-'hostname'`` as it closed the lost connection (workers/broker.py).
+'hostname'`` as it closed the lost connection (see RedisChannel in workers/celery_app.py).
 """
 
 from __future__ import annotations
