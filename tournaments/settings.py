@@ -267,6 +267,10 @@ if CELERY_BROKER_URL.startswith(("arbiterfs://", "filesystem://")):
     }
 else:
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 6 * 3600}
+if CELERY_BROKER_URL.startswith("redis://"):
+    # kombu's Redis transport with a guard that keeps a worker alive when Redis goes away
+    # (workers/celery_app.py says how it would otherwise exit).
+    CELERY_BROKER_TRANSPORT = "workers.celery_app:RedisTransport"
 # Separate deployments (or test runs) can share one Redis by using their own queue.
 CELERY_TASK_DEFAULT_QUEUE = ENV["ARBITER_QUEUE"]
 CELERY_TASK_IGNORE_RESULT = True
@@ -278,6 +282,9 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Celery's own limit (100 tries, about 46 minutes of a broker outage) ends every worker at
+# once; a worker that waits costs nothing, and the supervisor would only start it again.
+CELERY_BROKER_CONNECTION_MAX_RETRIES = ENV["ARBITER_BROKER_RETRIES"] or None
 # One queue for matches (a message names no match: the database picks the fairest, see
 # tournaments/matches/queue.py) and one for short periodic tasks (beat), which a long
 # queue of matches must never delay.

@@ -16,11 +16,47 @@ from typing import Any
 
 from celery import Celery
 from celery.signals import worker_init
+from kombu.transport import redis as kombu_redis
 
 from workers import broker_files
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
 broker_files.register()  # before the settings name arbiterfs:// and anything connects
+
+
+class RedisChannel(kombu_redis.Channel):
+    """kombu's Redis channel, failing as a lost connection once its connection is closed.
+
+    When Redis goes away, Celery's consumer first collects the connection
+    (which forgets its transport), then closes it.  A task channel that still
+    had a BRPOP in flight (a free slot) and a message delivered but not acked
+    (a running match) cannot finish closing the first time (the read fails on
+    the dead socket); the second time kombu builds a new connection pool to put
+    the message back, from the forgotten transport, and fails with
+    ``AttributeError: 'NoneType' object has no attribute 'hostname'``, which
+    Celery does not count as a connection error: the worker exits.
+
+    Raising a connection error there instead is safe: Redis is unreachable at
+    that moment, so the put-back could not have succeeded, and Celery answers
+    that error by reconnecting.  What stays unacked in Redis comes back after
+    the visibility timeout, and the dispatcher sends a queued match again from
+    the database long before that.
+    """
+
+    def _connparams(self, asynchronous: bool = False) -> dict[str, Any]:
+        transport: Any = self.connection
+        if transport is None or transport.client is None:
+            raise ConnectionError("the broker connection of this channel is closed")
+        # kombu's stubs leave its private methods out.
+        params: dict[str, Any] = super()._connparams(asynchronous=asynchronous)  # type: ignore[misc]
+        return params
+
+
+class RedisTransport(kombu_redis.Transport):
+    """The Redis transport of ``redis://`` brokers (tournaments/settings.py), with the guarded channel."""
+
+    Channel = RedisChannel
+
 
 app = Celery("arbiter")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -193,6 +193,8 @@ _add("ARBITER_BROKER_POLL_S", "float", 0.1, "Embedded broker: seconds a worker w
 _add("ARBITER_BROKER_READ_WAIT_S", "float", 2.0, "Embedded broker: seconds a consumer waits for a message file that "
      "is still locked or does not parse yet (a writer of kombu's own file-system transport) before it quarantines the "
      "file.", _G, minimum=0)  # fmt: skip
+_add("ARBITER_BROKER_RETRIES", "int", 0, "Times a worker tries again to reach a lost broker (after 2, 4, 6 s ... "
+     "then every 30 s) before it exits; 0: it never gives up.", _G, minimum=0)  # fmt: skip
 _add("ARBITER_RESULT_RETRY_S", "float", 600.0, "Seconds a worker keeps trying to record a match it played while "
      "the database is unreachable (with backoff) before it gives the result up.", _G, minimum=0)  # fmt: skip
 _add("ARBITER_WORKER_MIN_FREE_MB", "int", 64, "A worker takes matches only while its temp dirs have this much free "

@@ -39,12 +39,12 @@ from tournaments.games.services import game_sync
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 game_sync()
 # A user per bot: games between one owner's bots are never rated.
-owners = [get_user_model().objects.create_user(username=f"faults{{i}}", password="x") for i in range({bots})]
+owners = [get_user_model().objects.create_user(username=f"{name}{{i}}", password="x") for i in range({bots})]
 user = owners[0]
 source = json.loads({source!r}).encode()
 bots = [bot_create(owner=owners[i], game_id="gamesup", name=f"slow{{i}}", package=source + b"#" * i,
                    filename="slow.py").bot for i in range({bots})]
-t = tournament_create(owner=user, game_id="gamesup", name="faults", bot_ids=[b.id for b in bots],
+t = tournament_create(owner=user, game_id="gamesup", name="{name}", bot_ids=[b.id for b in bots],
                       options={{"max_plies": {plies}}}, format="{format}", games_per_pairing={games},
                       move_ms=3000, game_ms=30000, startup_ms=10000)
 t = tournament_start(tournament=t, user=user)
@@ -72,10 +72,12 @@ class Cluster(ProcessSet):
         double: bool = False,
         max_plies: int = 12,
         broker: str | None = None,
+        name: str = "faults",
     ) -> dict[str, Any]:
         """Upload ``bots`` slow bots (``delay`` s per move), create and start a gamesup round robin.
 
-        ``broker`` replaces the set's for this setup only (``memory://``: nothing is sent).
+        ``broker`` replaces the set's for this setup only (``memory://``: nothing is sent); ``name``
+        names the tournament and its bots' owners (one name per tournament of a set).
         """
         code = SETUP.format(
             bots=bots,
@@ -83,6 +85,7 @@ class Cluster(ProcessSet):
             games=games_per_pairing,
             format="double" if double else "single",
             plies=max_plies,
+            name=name,
         )
         return self.shell(code, env={"CELERY_BROKER_URL": broker, "REDIS_URL": broker} if broker else None)
 
@@ -110,8 +113,13 @@ class Cluster(ProcessSet):
         )
         return rows[0] if rows else None
 
-    def assert_counted_once(self, tournament_id: int, matches: int) -> dict[int, tuple[str, int, int]]:
-        """Every match finished, each with one rating change per bot, and the ratings add up; returns them."""
+    def assert_counted_once(
+        self, tournament_id: int, matches: int, pool_matches: int | None = None
+    ) -> dict[int, tuple[str, int, int]]:
+        """Every match finished, each with one rating change per bot, and the ratings add up; returns them.
+
+        ``pool_matches``: the matches rated in the tournament's pool in all (default: its own).
+        """
         rows = self.query(
             "SELECT m.id, m.status, m.attempt, count(rc.id) FROM matches_match m "
             "LEFT JOIN ratings_ratingchange rc ON rc.match_id = m.id "
@@ -132,14 +140,15 @@ class Cluster(ProcessSet):
         assert {changes for _, _, changes in by_id.values()} == {2}, "a match changed ratings other than once"
         # Nothing else moved the ratings either: the games played add up to two per match.
         pool = self.scalar("SELECT rating_pool FROM competitions_tournament WHERE id = %s", [tournament_id])
-        assert self.scalar("SELECT sum(games) FROM ratings_rating WHERE pool = %s", [pool]) == 2 * matches
+        rated = matches if pool_matches is None else pool_matches
+        assert self.scalar("SELECT sum(games) FROM ratings_rating WHERE pool = %s", [pool]) == 2 * rated
         assert (
             self.scalar(
                 "SELECT count(*) FROM ratings_ratingchange rc JOIN ratings_rating r ON r.id = rc.rating_id "
                 "WHERE r.pool = %s",
                 [pool],
             )
-            == 2 * matches
+            == 2 * rated
         )
         return by_id
 

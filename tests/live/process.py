@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
 CELERY_APP = "workers.celery_app"
 # Restart the command a second after it exits, until the group is killed: what systemd's
-# Restart=always or Docker's restart policy does (a Celery worker may exit on a lost broker).
+# Restart=always or Docker's restart policy does (a process can still die: the OOM killer, a crash).
 SUPERVISE = 'while true; do "$@"; echo "supervise: exited with status $?, restarting" >&2; sleep 1; done'
 # What each kind of process writes once it is ready (web and redis are asked instead).
 READY_LINES = {"worker": " ready.", "beat": "beat: Starting..."}
