@@ -185,7 +185,7 @@ _add("ARBITER_SWEEP_EVERY_S", "float", 5.0, "Seconds between runs of the lease s
 _add("ARBITER_DISPATCH_EVERY_S", "float", 15.0, "Seconds between runs of the dispatcher, which sends the messages "
      "the broker lost (one per queued match).", _G, minimum=1)  # fmt: skip
 _add("ARBITER_RUNTIME_WAIT_S", "float", 3600.0, "A queued match that a worker left for want of a runtime (`node`...) "
-     "is ended as errored (never rated) when no worker ran that runtime for this long after.", _G, minimum=1)  # fmt: skip
+     "is ended as errored (never rated) once no worker ran that runtime this long.", _G, minimum=1)  # fmt: skip
 _add("ARBITER_DISPATCH_BATCH", "int", 2000, "Most messages the dispatcher sends in one run.", _G, minimum=1)
 _add("ARBITER_BROKER_POLL_S", "float", 0.1, "Embedded broker: seconds a worker waits before it looks in the queue "
      "folder again after finding nothing it may take (kombu's default of 1 s caps a worker at a message per process "
