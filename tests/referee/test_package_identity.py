@@ -13,7 +13,8 @@ from pathlib import Path
 from tests.referee.support import FAST, RANDOM_BOT
 from workers.limits import SandboxLimits
 from workers.match import MatchSpec, SeatStatus
-from workers.packages import PackageCache, cache_key, inspect_package
+from workers.package_cache import PackageCache, cache_key
+from workers.packages import inspect_package
 from workers.referee import play_match
 from workers.sandbox import BotProgram
 

@@ -1,8 +1,10 @@
-"""The limits a requested match clock must respect, for every kind of match."""
+"""The limits a requested match clock must respect, for every kind of match, and what a clock allows a match."""
 
 from __future__ import annotations
 
 from dataclasses import fields
+
+from django.conf import settings
 
 from tournaments.errors import ServiceError
 from workers.match import Clock
@@ -18,3 +20,14 @@ def clock_check(clock: Clock) -> Clock:
         if not 1 <= value <= limit:
             raise ServiceError(f"{f.name} is 1 to {limit}.", fields={f.name: ["out of range"]})
     return clock
+
+
+def match_time_limit_s(*, seats: int, clock: Clock) -> int:
+    """How long a match may run before the service gives up on it (seconds).
+
+    The sandbox's real-time backstops let every seat use its whole startup
+    and game budget, and then some (a bot that sleeps is stopped by the wall
+    clock, not the CPU clock); the margin covers start-up and recording.
+    """
+    wall = settings.ARBITER_SANDBOX.match_wall_limit_s(clock.startup_ms, clock.game_ms, seats)
+    return int(wall) + settings.ARBITER_TASK_MARGIN_S

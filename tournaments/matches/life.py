@@ -46,7 +46,6 @@ from django.db import transaction
 from django.db.models import F
 
 from engines import get_engine
-from tournaments.bots.models import BotVersion
 from tournaments.dbclock import db_clock, db_now
 from tournaments.matches.hooks import match_ended, match_requeued
 from tournaments.matches.marks import RERUN_PREFIX, WORKER, recovery_mark
@@ -54,6 +53,7 @@ from tournaments.matches.models import Match, MatchSeat
 from tournaments.matches.queue import queue_candidates
 from tournaments.matches.selectors import match_commands
 from tournaments.matches.tasks import matches_wake_task, run_next
+from tournaments.ratings.selectors import lineups_sharing_an_owner
 from tournaments.ratings.services import ratings_apply_match
 from workers.match import Clock, MatchRecord
 from workers.runtimes import runtimes_missing
@@ -103,7 +103,7 @@ def matches_create(*, config: MatchConfig, lineups: Sequence[Lineup]) -> list[Ma
     Every kind of match (round robin, ladder, challenge, version test) is made here.
     """
     engine_version = get_engine(config.game_id).version
-    shared = _lineups_sharing_an_owner(lineups) if config.rated else set()
+    shared = lineups_sharing_an_owner(lineups=[lu.versions for lu in lineups]) if config.rated else set()
     matches = [
         Match(
             kind=config.kind,
@@ -133,32 +133,6 @@ def matches_create(*, config: MatchConfig, lineups: Sequence[Lineup]) -> list[Ma
     ]
     MatchSeat.objects.bulk_create(seats, batch_size=BATCH_SIZE)
     return matches
-
-
-def _lineups_sharing_an_owner(lineups: Sequence[Lineup]) -> set[int]:
-    """Positions of the lineups in which one owner has bots on two teams: those games are never rated.
-
-    An owner whose bots meet could hand one of them the points (a copy of a good bot
-    beating the owner's own crashing bot), so such games count for the tournament only.
-    """
-    versions = {v for lineup in lineups for v in lineup.versions}
-    owner_of = dict(BotVersion.objects.filter(id__in=versions).values_list("id", "bot__owner_id"))
-    return {
-        position
-        for position, lineup in enumerate(lineups)
-        if len({owner_of[v] for v in set(lineup.versions)}) < len(set(lineup.versions))
-    }
-
-
-def match_time_limit_s(*, seats: int, clock: Clock) -> int:
-    """How long a match may run before the service gives up on it (seconds).
-
-    The sandbox's real-time backstops let every seat use its whole startup
-    and game budget, and then some (a bot that sleeps is stopped by the wall
-    clock, not the CPU clock); the margin covers start-up and recording.
-    """
-    wall = settings.ARBITER_SANDBOX.match_wall_limit_s(clock.startup_ms, clock.game_ms, seats)
-    return int(wall) + settings.ARBITER_TASK_MARGIN_S
 
 
 def matches_wake(*, count: int) -> int:

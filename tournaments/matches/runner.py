@@ -26,17 +26,17 @@ from django.db import InterfaceError, OperationalError, connection
 from engines import InvalidOptionsError
 from tournaments.bots.selectors import bot_version_package
 from tournaments.dbclock import db_clock
+from tournaments.matches.clocks import match_time_limit_s
 from tournaments.matches.life import (
     match_claim_next,
     match_heartbeat,
     match_record_error,
     match_record_result,
-    match_time_limit_s,
 )
 from tournaments.matches.marks import DATABASE, OUTSIDE_KILL, SLOT, WORKER, worker_health_note
 from tournaments.matches.selectors import match_spec
 from workers.match import MatchRecord, MatchSpec
-from workers.packages import PackageCache, PackageUnavailableError
+from workers.package_cache import PackageCache, PackageUnavailableError
 from workers.referee import play_match
 from workers.sandbox import BotProgram, ExternalKillError, InfrastructureError, SlotRangeConflictError
 from workers.selfcheck import worker_problems

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
@@ -101,3 +102,18 @@ def bot_ratings(*, bot: Bot) -> QuerySet[Rating]:
         .annotate(last_change=Max("changes__id"))
         .order_by("pool", "-bot_version__number")
     )
+
+
+def lineups_sharing_an_owner(*, lineups: Sequence[Sequence[int]]) -> set[int]:
+    """Positions of the lineups (bot version ids) in which one owner has bots on two sides: never rated.
+
+    An owner whose bots meet could hand one of them the points (a copy of a good bot
+    beating the owner's own crashing bot), so such games count for their competition only.
+    """
+    versions = {v for lineup in lineups for v in lineup}
+    owner_of = dict(BotVersion.objects.filter(id__in=versions).values_list("id", "bot__owner_id"))
+    return {
+        position
+        for position, lineup in enumerate(lineups)
+        if len({owner_of[v] for v in set(lineup)}) < len(set(lineup))
+    }
