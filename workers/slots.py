@@ -264,6 +264,18 @@ def tasks_of_uid(uid: int) -> int:
     return total
 
 
+def children_of(pid: int) -> list[int]:
+    """The children of every thread of ``pid`` (/proc/PID/task/TID/children); empty once it is gone."""
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    found: list[int] = []
+    for tid in tids:
+        found.extend(int(c) for c in (read_proc(pid, f"task/{tid}/children") or "").split())
+    return found
+
+
 def process_tree(root: int) -> list[int]:
     """``root`` and its live descendants, via /proc/PID/task/TID/children."""
     seen, todo = [], [root]
@@ -272,13 +284,7 @@ def process_tree(root: int) -> list[int]:
         if pid in seen:
             continue
         seen.append(pid)
-        try:
-            tids = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            continue
-        for tid in tids:
-            text = read_proc(pid, f"task/{tid}/children") or ""
-            todo.extend(int(c) for c in text.split())
+        todo.extend(children_of(pid))
     return seen
 
 

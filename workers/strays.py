@@ -18,7 +18,8 @@ import logging
 import os
 import threading
 import time
-from pathlib import Path
+
+from workers.slots import children_of, read_proc, stat_fields
 
 log = logging.getLogger(__name__)
 
@@ -26,28 +27,15 @@ log = logging.getLogger(__name__)
 LAUNCHER_NAMES = frozenset({"sh", "dash", "bwrap"})
 
 
-def _children(pid: int) -> list[int]:
-    found: list[int] = []
-    with contextlib.suppress(OSError):
-        for task in Path(f"/proc/{pid}/task").iterdir():
-            with contextlib.suppress(OSError):
-                found.extend(int(c) for c in (task / "children").read_text().split())
-    return found
-
-
 def _dead_launcher(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    name, _, rest = stat.partition("(")[2].rpartition(")")
-    return rest.split()[0] == "Z" and name in LAUNCHER_NAMES
+    fields = stat_fields(pid) or []
+    return fields[:1] == ["Z"] and (read_proc(pid, "comm") or "").strip() in LAUNCHER_NAMES
 
 
 def reap_stray_launchers() -> int:
     """Reap this process's zombie children that are launchers; returns how many went."""
     reaped = 0
-    for pid in _children(os.getpid()):
+    for pid in children_of(os.getpid()):
         if _dead_launcher(pid):
             with contextlib.suppress(ChildProcessError):
                 if os.waitpid(pid, os.WNOHANG)[0] == pid:

@@ -28,6 +28,12 @@ def _package(command: list[str]) -> bytes:
     return buffer.getvalue()
 
 
+def _exotic(user: Any) -> Any:
+    """A bot whose command needs a runtime no machine has."""
+    package = _package([MISSING, "main.py"])
+    return bot_create(owner=user, game_id="gamesup", name="exotic", package=package, filename="e.zip").bot
+
+
 def _match_between(user: Any, *bots: Any) -> Match:
     tournament = tournament_create(
         owner=user, game_id="gamesup", name="t", bot_ids=[b.id for b in bots], games_per_pairing=1
@@ -43,9 +49,7 @@ def test_runtime_of_a_command() -> None:
 
 
 def test_worker_without_the_runtime_does_not_claim(user: Any, make_bot: Any) -> None:
-    exotic = bot_create(
-        owner=user, game_id="gamesup", name="exotic", package=_package([MISSING, "main.py"]), filename="e.zip"
-    ).bot
+    exotic = _exotic(user)
     left = _match_between(user, exotic, make_bot())
     assert match_claim_next(worker="w") is None
     left.refresh_from_db()
@@ -66,9 +70,7 @@ def test_a_match_left_for_a_runtime_says_so_and_ends_after_its_wait(
     from tournaments.matches.recovery import matches_end_unrunnable
     from tournaments.ops.health import health_report
 
-    exotic = bot_create(
-        owner=user, game_id="gamesup", name="exotic", package=_package([MISSING, "main.py"]), filename="e.zip"
-    ).bot
+    exotic = _exotic(user)
     left = _match_between(user, exotic, make_bot())
     assert match_claim_next(worker="w") is None
     left.refresh_from_db()
@@ -96,9 +98,7 @@ def test_a_match_left_for_a_runtime_that_a_busy_worker_has_waits_its_turn(
     from tournaments.dbclock import db_clock
     from tournaments.matches.recovery import matches_end_unrunnable
 
-    exotic = bot_create(
-        owner=user, game_id="gamesup", name="exotic", package=_package([MISSING, "main.py"]), filename="e.zip"
-    ).bot
+    exotic = _exotic(user)
     left = _match_between(user, exotic, make_bot())
     assert match_claim_next(worker="w") is None  # this worker lacks the runtime
     served = _match_between(user, exotic, make_bot())

@@ -20,6 +20,7 @@ from typing import Any
 
 from workers import config
 from workers.packages import PackageError
+from workers.slots import stat_fields
 
 # Not part of a bot: version control, editor and interpreter leftovers.
 _SKIPPED = {".git", ".hg", ".svn", "__pycache__", "node_modules", ".DS_Store", ".idea", ".vscode"}
@@ -41,14 +42,10 @@ def manifest_read(directory: Path) -> dict[str, Any]:
 
 def _running_in_group(pgid: int) -> bool:
     """True while a process of group ``pgid`` still runs (zombies do not count: they hold nothing)."""
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[2]) == pgid and fields[0] != "Z":
-                return True
+    for entry in os.scandir("/proc"):
+        fields = stat_fields(int(entry.name)) if entry.name.isdigit() else None
+        if fields and int(fields[2]) == pgid and fields[0] != "Z":
+            return True
     return False
 
 
