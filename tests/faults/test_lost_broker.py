@@ -31,7 +31,8 @@ def test_redis_restarted_empty_mid_tournament(cluster: Cluster) -> None:
     time.sleep(1.5)
     cluster.restart("redis")
     mark = cluster.log_mark()
-    assert cluster.redis_command("DBSIZE") == ":0", "the broker came back with messages"
+    # Workers reconnect at once and declare their queues' bindings again: what must be gone is the messages.
+    assert cluster.redis_command("LLEN", cluster.queue) == ":0", "the broker came back with messages"
     assert lost > 0, "every match had already been taken: the broker lost nothing"
 
     cluster.wait_finished(t["id"], 180)
