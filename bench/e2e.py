@@ -34,9 +34,9 @@ from pathlib import Path
 from typing import Any
 
 from bench import _common
+from kit import REFERENCE_BOTS
 from tests.live import ProcessSet
 from tests.live.services import queue_purge
-from workers.kit import REFERENCE_BOTS
 from workers.match import Clock
 
 TARGET_RATIO = 0.9
@@ -96,7 +96,7 @@ def _run_tournament(owner: Any, bot_ids: list[int], matches: int, log: Path) -> 
 
 
 def _referee_warm(_: int) -> int:
-    import workers.referee  # noqa: F401 - import cost is not part of the loop
+    import workers.referee.play  # noqa: F401 - import cost is not part of the loop
 
     return os.getpid()
 
@@ -104,8 +104,8 @@ def _referee_warm(_: int) -> int:
 def _referee_chunk(job: tuple[str, list[str], list[tuple[str, int]]]) -> float:
     """Play the given (match id, seed) pairs one after the other; returns the seconds taken."""
     from workers.match import MatchSpec
-    from workers.referee import play_match
-    from workers.sandbox import BotProgram
+    from workers.referee.play import play_match
+    from workers.sandbox.start import BotProgram
 
     directory, command, matches = job
     bot = BotProgram(directory=Path(directory), command=tuple(command))

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import _common
-from workers.kit import REFERENCE_BOTS
+from kit import REFERENCE_BOTS
 
 BOTS = 10_000
 USERS = 100

@@ -17,13 +17,13 @@ import math
 import sys
 from collections.abc import Sequence
 
-from workers import play
-from workers.kit import REFERENCE_BOTS
-from workers.limits import SandboxLimits
+from kit import REFERENCE_BOTS
 from workers.match import MatchSpec
-from workers.packages import program_from_directory
-from workers.referee import play_match
-from workers.sandbox import BotProgram
+from workers.packages.archive import program_from_directory
+from workers.referee import local
+from workers.referee.play import play_match
+from workers.sandbox.limits import SandboxLimits
+from workers.sandbox.start import BotProgram
 
 LADDER = {
     "random": BotProgram(directory=REFERENCE_BOTS, command=("python3", "random_bot.py")),
@@ -37,10 +37,10 @@ def pair_points(game: str, first: BotProgram, second: BotProgram, games: int, se
     limits = SandboxLimits.from_env()
     points = []
     for i in range(games):
-        order = play.seat_order(i, 2)
+        order = local.seat_order(i, 2)
         spec = MatchSpec(match_id=f"ladder-{seed + i}", engine_id=game, options={}, seed=seed + i, seats=2)
         record = play_match(spec, [(first, second)[b] for b in order], limits=limits)
-        points.append(play.points_for_first(record, order))
+        points.append(local.points_for_first(record, order))
     return points
 
 
@@ -59,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("| --- | --- | --- | --- | --- | --- |")
     for (name_a, bot_a), (name_b, bot_b) in itertools.combinations(reversed(LADDER.items()), 2):
         points = pair_points(args.game, bot_a, bot_b, args.games, args.seed)
-        stats = play.summary(points)
+        stats = local.summary(points)
         wins, draws = points.count(1.0), points.count(0.5)
         elo = f"{_elo(stats['elo'])} ({_elo(stats['elo_low'])} .. {_elo(stats['elo_high'])})"
         print(

@@ -32,14 +32,14 @@ from typing import Any
 
 import engines
 from engines.base import Engine, IllegalMoveError, Result, State
-from workers import botgroup, launcher, sandbox, warm
-from workers.cgroups import current_group, detect
-from workers.cpus import lease_cpu
-from workers.kit import REFERENCE_BOTS
-from workers.limits import SandboxLimits
+from kit import REFERENCE_BOTS
 from workers.match import Clock, MatchSpec
-from workers.referee import play_match
-from workers.sandbox import BotProgram, capabilities, sandbox_available, start_bot
+from workers.referee.play import play_match
+from workers.sandbox import group, launcher, start, warm
+from workers.sandbox.cgroups import current_group, detect
+from workers.sandbox.cpus import lease_cpu
+from workers.sandbox.limits import SandboxLimits
+from workers.sandbox.start import BotProgram, capabilities, sandbox_available, start_bot
 
 PYTHON = "/usr/bin/python3"
 RANDOM_BOT = REFERENCE_BOTS / "random_bot.py"
@@ -147,7 +147,7 @@ def like_a_bot(limits: SandboxLimits, cpu: int | None) -> Any:
     of a bot on move inside the bots' group.  Otherwise, on a busy machine, the bare start would
     compete at an ordinary weight while the sandboxed one has the bots' weight, and lose.
     """
-    support = detect(limits.cgroups) if sandbox.uses_cgroups(limits) else None
+    support = detect(limits.cgroups) if start.uses_cgroups(limits) else None
     if support is None:
         yield
         return
@@ -156,13 +156,13 @@ def like_a_bot(limits: SandboxLimits, cpu: int | None) -> Any:
     tid = str(threading.get_native_id())
     for name in controllers:
         base = support.bases[name]
-        group = base / f"bench-{os.getpid()}"
-        group.mkdir(exist_ok=True)
-        made.append(group)
+        bench_group = base / f"bench-{os.getpid()}"
+        bench_group.mkdir(exist_ok=True)
+        made.append(bench_group)
         own = current_group(name)
         assert own is not None
         home.append(own)
-        (group / ("tasks" if support.version == 1 else "cgroup.threads")).write_text(tid)
+        (bench_group / ("tasks" if support.version == 1 else "cgroup.threads")).write_text(tid)
     old_affinity = os.sched_getaffinity(0)
     if cpu is not None:
         os.sched_setaffinity(0, {cpu})
@@ -170,10 +170,10 @@ def like_a_bot(limits: SandboxLimits, cpu: int | None) -> Any:
         yield
     finally:
         os.sched_setaffinity(0, old_affinity)
-        for group, own in zip(made, home, strict=True):
+        for bench_group, own in zip(made, home, strict=True):
             (own / ("tasks" if support.version == 1 else "cgroup.threads")).write_text(tid)
             with contextlib.suppress(OSError):  # a child of this thread may still be in it
-                group.rmdir()
+                bench_group.rmdir()
 
 
 def start_ms(starts: int, limits: SandboxLimits) -> tuple[float, float, dict[str, float]]:
@@ -200,13 +200,13 @@ def start_ms(starts: int, limits: SandboxLimits) -> tuple[float, float, dict[str
         return inner
 
     originals = [
-        (sandbox, "_cold_launcher", timed(sandbox, "_cold_launcher", "no launcher waiting: slot, group, spawn, move")),
-        (botgroup.SlotGroup, "attach", timed(botgroup.SlotGroup, "attach", "  of which the move into the group")),
+        (start, "_cold_launcher", timed(start, "_cold_launcher", "no launcher waiting: slot, group, spawn, move")),
+        (group.SlotGroup, "attach", timed(group.SlotGroup, "attach", "  of which the move into the group")),
         (launcher, "_make_workdir", timed(launcher, "_make_workdir", "copy, fresh /tmp and /dev/shm mounts")),
-        (botgroup.SlotGroup, "start", timed(botgroup.SlotGroup, "start", "group counters, weight, CPU")),
+        (group.SlotGroup, "start", timed(group.SlotGroup, "start", "group counters, weight, CPU")),
         (launcher, "hand_out", timed(launcher, "hand_out", "hand the bot to its launcher (all of the above)")),
     ]
-    lease = lease_cpu(limits.lock_path()) if limits.pin_cpu and sandbox.uses_cgroups(limits) else None
+    lease = lease_cpu(limits.lock_path()) if limits.pin_cpu and start.uses_cgroups(limits) else None
     sandboxed, bare, ends = [], [], []
     try:
         with tempfile.TemporaryDirectory() as tmp, like_a_bot(limits, lease.cpu if lease else None):

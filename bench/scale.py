@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import _common
-from workers.kit import REFERENCE_BOTS
+from kit import REFERENCE_BOTS
 
 DEFAULT_WORKERS = (4, 8, 16, 32)
 # Enough queued matches that no worker runs dry within the timed window.

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from bench import _common
-from workers.kit import REFERENCE_BOTS
+from kit import REFERENCE_BOTS
 
 TARGET_S = 10.0
 

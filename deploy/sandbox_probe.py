@@ -22,9 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from workers.limits import SandboxLimits
-from workers.sandbox import BotProgram, SandboxUnavailableError, start_bot
-from workers.slots import pids_of_uid, process_tree
+from workers.sandbox.limits import SandboxLimits
+from workers.sandbox.slots import pids_of_uid, process_tree
+from workers.sandbox.start import BotProgram, SandboxUnavailableError, start_bot
 
 BOT = (
     "import sys\nprint(sys.executable, flush=True)\n"

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-# The reference bots, where the kit ships them (workers/kit/__init__.py: REFERENCE_BOTS).
-REFERENCE_BOTS = ROOT / "workers" / "kit" / "bots"
+# The reference bots, where the kit ships them (kit/__init__.py: REFERENCE_BOTS).
+REFERENCE_BOTS = ROOT / "kit" / "bots"
 
 
 class SmokeError(Exception):

@@ -19,7 +19,7 @@ from django.core.exceptions import ImproperlyConfigured
 from kombu import Exchange, Queue
 
 from workers import config
-from workers.limits import SandboxLimits
+from workers.sandbox.limits import SandboxLimits
 
 try:
     ENV: dict[str, Any] = config.read_all()

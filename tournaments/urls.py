@@ -26,7 +26,7 @@ def _admin_moved(request: HttpRequest, model: str, rest: str) -> HttpResponse:
 
 
 urlpatterns = [
-    path("api/", include("tournaments.api.urls")),
+    path("api/", include("tournaments.api_urls")),
     # [\s\S], not ".": a path with an encoded newline is still under /api/ and answers JSON.
     re_path(r"^api/(?P<rest>[\s\S]*)$", _api_not_found),
     path("api-auth/", include("rest_framework.urls")),

@@ -69,6 +69,11 @@ def beat_every(seconds: float, task: Any, *, queue: str, expires: float) -> None
     app.add_periodic_task(seconds, task.s(), name=name, queue=queue, expires=expires)
 
 
+def worker_identity(*, hostname: str | None) -> str:
+    """``<celery node name or host name>:<pid>``: enough to find the process that holds a lease or a build."""
+    return f"{hostname or os.uname().nodename}:{os.getpid()}"[:200]
+
+
 def queue_depths(queues: Sequence[str], *, timeout_s: int = 2) -> dict[str, int] | None:
     """Messages waiting in each queue (not those a worker holds); None when the broker cannot be asked."""
     try:
@@ -97,8 +102,8 @@ def _report_sandbox(**_: Any) -> None:
     """
     from django.conf import settings
 
-    from workers.sandbox import report_at_start
-    from workers.strays import start_stray_reaper
+    from workers.sandbox.start import report_at_start
+    from workers.sandbox.strays import start_stray_reaper
 
     report_at_start(settings.ARBITER_SANDBOX)
     start_stray_reaper()

@@ -1,7 +1,7 @@
 """Every environment variable Arbiter reads: its name, type, default and meaning, parsed in one place.
 
 The Django settings (``tournaments/settings.py``), the bot runtime (no Django:
-``workers.sandbox``, ``workers.play``) and gunicorn's configuration all read
+``workers.sandbox.start``, ``workers.referee.local``) and gunicorn's configuration all read
 the environment through :func:`read`, so a variable is parsed the same way
 everywhere.  A malformed value raises :class:`ConfigError` naming the
 variable; the settings read every variable at import, so a web or worker

@@ -24,7 +24,7 @@ game_sync()
 users = get_user_model().objects
 user = users.create_user(username="tester", password="tester-pw")
 rival = users.create_user(username="rival", password="rival-pw")
-random_bot = open("workers/kit/bots/random_bot.py", "rb").read()
+random_bot = open("kit/bots/random_bot.py", "rb").read()
 mine = bot_create(owner=user, game_id="gamesup", name="mine", package=random_bot, filename="random_bot.py").bot
 theirs = bot_create(owner=rival, game_id="gamesup", name="theirs", package=random_bot, filename="random_bot.py").bot
 print(json.dumps({"token": token_create(user=user)[1], "bot": mine.id, "rival_bot": theirs.id}))

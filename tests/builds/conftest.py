@@ -9,7 +9,7 @@ import pytest
 
 from tests.referee.conftest import sandbox_runtime
 from tests.referee.support import make_limits, require_sandbox
-from workers.limits import SandboxLimits
+from workers.sandbox.limits import SandboxLimits
 
 FIRST_UID = 61800  # apart from the referee (61200+), kit (61700+) and slot-lock (61900+) tests
 

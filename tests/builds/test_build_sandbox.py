@@ -1,4 +1,4 @@
-"""A version's build in the real sandbox (``workers.build``): what it makes, how it fails, its limits."""
+"""A version's build in the real sandbox (``workers.packages.build``): what it makes, how it fails, its limits."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import pytest
 
 from tests.builds.conftest import FIRST_UID
 from tests.referee.support import SLOTS
-from workers.build import BUILT_FILENAME, BuildLimits, build_package
-from workers.limits import SandboxLimits
-from workers.packages import inspect_package
-from workers.slots import tasks_of_uid
+from workers.packages.archive import inspect_package
+from workers.packages.build import BUILT_FILENAME, BuildLimits, build_package
+from workers.sandbox.limits import SandboxLimits
+from workers.sandbox.slots import tasks_of_uid
 
 GCC = ["gcc", "-O2", "-o", "bot", "bot.c"]
 LIMITS = BuildLimits(seconds=20, memory_mb=256, processes=64, tmp_mb=64)

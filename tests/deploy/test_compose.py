@@ -65,7 +65,7 @@ def test_dockerfile_copies_existing_paths() -> None:
         if (m := re.match(r"COPY\s+(?!--)(.+)\s+\S+$", line.strip()))
         for src in m.group(1).split()
     ]
-    assert "workers" in sources and "tournaments" in sources
+    assert {"workers", "kit", "tournaments"} <= set(sources)
     assert [s for s in sources if not (ROOT / s).exists()] == []
     for referenced in re.findall(r"/app/(deploy/[\w.-]+)", dockerfile + COMPOSE_FILE.read_text()):
         assert (ROOT / referenced).is_file(), referenced

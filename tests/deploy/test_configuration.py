@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from workers import config
-from workers.limits import SandboxLimits
+from workers.sandbox.limits import SandboxLimits
 
 ROOT = Path(__file__).resolve().parents[2]
 CODE_DIRS = ("tournaments", "workers", "engines", "deploy")

@@ -25,7 +25,7 @@ from tournaments.matches.models import Match, MatchSeat
 from tournaments.ops import health
 from tournaments.ops.logs import JsonFormatter
 from tournaments.ratings.models import RatingChange
-from workers import sandbox
+from workers.sandbox import start
 
 
 @pytest.fixture(autouse=True)
@@ -33,7 +33,7 @@ def _fresh_sandbox_check() -> Iterator[None]:
     health._sandbox_cache.clear()
     yield
     health._sandbox_cache.clear()
-    sandbox._checked.clear()
+    start._checked.clear()
 
 
 def _healthz(client: Client) -> tuple[int, dict[str, Any]]:
@@ -71,14 +71,14 @@ def test_healthz_503_when_the_broker_is_down(client: Client) -> None:
 
 @pytest.mark.django_db
 def test_healthz_503_without_bubblewrap(client: Client, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sandbox, "BWRAP", "bwrap-not-installed-here")
+    monkeypatch.setattr(start, "BWRAP", "bwrap-not-installed-here")
     monkeypatch.delenv("ARBITER_ALLOW_UNSANDBOXED", raising=False)
     code, body = _healthz(client)
     assert code == 503
     assert body["checks"]["sandbox"]["ok"] is False
     assert "bubblewrap" in body["checks"]["sandbox"]["detail"]
     # A failure is remembered only briefly, but it is remembered: the next probe is cheap.
-    monkeypatch.setattr(sandbox, "BWRAP", "bwrap")
+    monkeypatch.setattr(start, "BWRAP", "bwrap")
     code, body = _healthz(client)
     assert code == 503 and body["checks"]["sandbox"]["cached"] is True
     health._sandbox_cache.clear()
@@ -88,7 +88,7 @@ def test_healthz_503_without_bubblewrap(client: Client, monkeypatch: pytest.Monk
 @pytest.mark.django_db
 def test_healthz_can_leave_the_sandbox_out(client: Client, monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
     settings.ARBITER_HEALTH_SANDBOX = False
-    monkeypatch.setattr(sandbox, "BWRAP", "bwrap-not-installed-here")
+    monkeypatch.setattr(start, "BWRAP", "bwrap-not-installed-here")
     code, body = _healthz(client)
     assert code == 200 and body["checks"]["sandbox"]["skipped"] is True
 

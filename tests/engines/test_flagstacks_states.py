@@ -8,8 +8,8 @@ import pytest
 
 from engines import IllegalMoveError, InvalidStateError
 from engines.games.flagstacks import FlagStacksState
+from kit import REFERENCE_BOTS
 from tests.engines.test_flagstacks import ENGINE, make
-from workers.kit import REFERENCE_BOTS
 
 # -- errors and serialisation -----------------------------------------------------
 

@@ -10,8 +10,8 @@ import pytest
 
 from engines import IllegalMoveError, InvalidStateError
 from engines.games.gamesup import GamesUpState
+from kit import REFERENCE_BOTS
 from tests.engines.test_gamesup import ENGINE, position, squares
-from workers.kit import REFERENCE_BOTS
 
 # -- bookkeeping, errors, serialisation ---------------------------------------
 

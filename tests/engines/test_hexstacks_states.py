@@ -10,8 +10,8 @@ import pytest
 
 from engines import IllegalMoveError, InvalidOptionsError, InvalidStateError
 from engines.playout import random_playout
+from kit import REFERENCE_BOTS
 from tests.engines.test_hexstacks import ENGINE, ROOT, position
-from workers.kit import REFERENCE_BOTS
 
 # -- notation, errors, options, serialisation ----------------------------------------
 

@@ -14,7 +14,7 @@ import pytest
 
 from tests.referee.conftest import sandbox_runtime
 from tests.referee.support import make_limits, require_sandbox
-from workers.limits import SandboxLimits
+from workers.sandbox.limits import SandboxLimits
 
 FIRST_UID = 61700  # apart from the referee tests (61200+), the faults tests and the service's pool
 

@@ -12,10 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from kit import cli
 from tests.kit.conftest import FIRST_UID
 from tests.referee.support import SLOTS
-from workers.kit import cli
-from workers.limits import SandboxLimits
+from workers.sandbox.limits import SandboxLimits
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -29,7 +29,7 @@ def installed_copy(target: Path) -> Path:
 
 def test_check_plays_the_shipped_reference_bots_outside_a_checkout(limits: SandboxLimits, tmp_path: Path) -> None:
     lib = installed_copy(tmp_path / "lib")
-    assert (lib / "workers" / "kit" / "bots" / "greedy" / "main.py").is_file()
+    assert (lib / "kit" / "bots" / "greedy" / "main.py").is_file()
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     assert cli.main(["new", "gamesup", str(elsewhere / "mybot"), "--lang", "python"]) == 0
@@ -42,7 +42,7 @@ def test_check_plays_the_shipped_reference_bots_outside_a_checkout(limits: Sandb
         "ARBITER_SANDBOX_WARM": "0",
     }
     done = subprocess.run(
-        [sys.executable, "-c", "import sys, workers.kit.cli as c; sys.exit(c.main(sys.argv[1:]))",
+        [sys.executable, "-c", "import sys, kit.cli as c; sys.exit(c.main(sys.argv[1:]))",
          "check", "mybot", "--games", "1"],
         cwd=elsewhere, env=env, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
@@ -51,7 +51,7 @@ def test_check_plays_the_shipped_reference_bots_outside_a_checkout(limits: Sandb
     assert "ready to upload" in done.stdout
     # The kit ran from the installed copy, not from this checkout.
     where = subprocess.run(
-        [sys.executable, "-c", "import workers.kit as k; print(k.REFERENCE_BOTS)"],
+        [sys.executable, "-c", "import kit as k; print(k.REFERENCE_BOTS)"],
         cwd=elsewhere, env=env, capture_output=True, text=True, check=True,
     )  # fmt: skip
-    assert where.stdout.strip() == str(lib / "workers" / "kit" / "bots")
+    assert where.stdout.strip() == str(lib / "kit" / "bots")

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from kit import cli
+from kit.check import bot_check
+from kit.starter import LANGUAGES
 from tests.live import Api, random_bot
 from tests.live.fixtures import LiveFactory
-from workers.kit import cli
-from workers.kit.check import bot_check
-from workers.kit.starter import LANGUAGES
-from workers.limits import SandboxLimits
+from workers.sandbox.limits import SandboxLimits
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=False)]
 

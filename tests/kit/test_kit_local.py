@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from workers.kit import cli, client
-from workers.kit.check import bot_check
-from workers.kit.packing import package_directory
-from workers.kit.starter import LANGUAGES, starter_write
-from workers.limits import SandboxLimits
+from kit import cli, client
+from kit.check import bot_check
+from kit.packing import package_directory
+from kit.starter import LANGUAGES, starter_write
 from workers.match import Clock
-from workers.packages import PackageError, inspect_package
+from workers.packages.archive import PackageError, inspect_package
+from workers.sandbox.limits import SandboxLimits
 
 CLOCK = Clock(move_ms=1000, game_ms=30_000, startup_ms=5000)
 
@@ -194,7 +194,7 @@ def test_a_package_with_a_build_is_sources_the_server_builds() -> None:
 
 
 def test_status_shows_a_failed_build_with_its_lines_made_safe(capsys: pytest.CaptureFixture[str]) -> None:
-    from workers.kit.cli import _builds_show
+    from kit.cli import _builds_show
 
     failed = {"number": 2, "state": "failed", "build_log": "the build failed (exit status 1):\nbot.c:1: \x1b[31merror"}
     _builds_show({"versions": [{"number": 1, "state": "ready", "build_log": ""}, failed]})

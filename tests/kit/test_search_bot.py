@@ -1,4 +1,4 @@
-"""The reference search bot (workers/kit/bots/search) imports the engines in the real sandbox and beats greedy.
+"""The reference search bot (kit/bots/search) imports the engines in the real sandbox and beats greedy.
 
 The margin is the one docs/bots.md states: at least 10 wins in 12 seeded games of gamesup,
 seats swapped every other game.
@@ -9,12 +9,13 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from workers import launcher, play
-from workers.kit import REFERENCE_BOTS
-from workers.limits import SandboxLimits
+from kit import REFERENCE_BOTS
 from workers.match import Clock, MatchSpec, SeatStatus
-from workers.packages import program_from_directory
-from workers.referee import play_match
+from workers.packages.archive import program_from_directory
+from workers.referee import local
+from workers.referee.play import play_match
+from workers.sandbox import launcher
+from workers.sandbox.limits import SandboxLimits
 
 # A bot that names itself after the engine it imported and plays the engine's last legal move.
 IMPORTER = """
@@ -40,11 +41,11 @@ def test_search_beats_greedy_at_gamesup(limits: SandboxLimits) -> None:
     greedy = program_from_directory(REFERENCE_BOTS / "greedy")
     points = []
     for i in range(GAMES):
-        order = play.seat_order(i, 2)
+        order = local.seat_order(i, 2)
         spec = MatchSpec(match_id=f"ladder-{i}", engine_id="gamesup", options={}, seed=i + 1, seats=2, clock=Clock())
         record = play_match(spec, [(search, greedy)[b] for b in order], limits=limits)
         assert [s.status for s in record.seat_records] == [SeatStatus.OK, SeatStatus.OK], record.seat_records
-        points.append(play.points_for_first(record, order))
+        points.append(local.points_for_first(record, order))
     assert points.count(1.0) >= WINS_AT_LEAST, points
 
 

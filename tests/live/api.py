@@ -13,7 +13,7 @@ from email.message import Message
 from typing import Any
 from urllib.parse import urlparse
 
-from workers.kit import REFERENCE_BOTS
+from kit import REFERENCE_BOTS
 
 
 class Api:

@@ -108,7 +108,7 @@ class UidBand:
         """Kill what still runs under the band's uids (a bot of a SIGKILLed worker), then unlock."""
         if self._fd is None:
             return
-        from workers.slots import kill_uid  # no Django: safe in bench and tests alike
+        from workers.sandbox.slots import kill_uid  # no Django: safe in bench and tests alike
 
         try:
             for uid in self.uids:

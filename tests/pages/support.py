@@ -13,6 +13,7 @@ import random
 from typing import Any
 
 from engines import get_engine
+from kit import REFERENCE_BOTS
 from tests.recording import record_for
 from tournaments.bots.models import Bot
 from tournaments.bots.services import bot_create
@@ -20,7 +21,6 @@ from tournaments.competitions.models import Tournament
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 from tournaments.matches.life import match_claim, match_record_result
 from tournaments.matches.models import Match
-from workers.kit import REFERENCE_BOTS
 
 RANDOM_BOT = (REFERENCE_BOTS / "random_bot.py").read_bytes()
 

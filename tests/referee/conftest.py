@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from tests.referee.support import FIRST_UID, SLOTS, engine_registered, make_limits, require_sandbox
-from workers import warm
-from workers.botgroup import remove_idle_groups
-from workers.cgroups import detect
-from workers.limits import SandboxLimits
-from workers.mounts import unmount_all_under
-from workers.slots import NoFreeSlotError, acquire_slot
+from workers.sandbox import warm
+from workers.sandbox.cgroups import detect
+from workers.sandbox.group import remove_idle_groups
+from workers.sandbox.limits import SandboxLimits
+from workers.sandbox.mounts import unmount_all_under
+from workers.sandbox.slots import NoFreeSlotError, acquire_slot
 
 
 @pytest.fixture(autouse=True)

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from kit import REFERENCE_BOTS
 from tests.referee import countgame
-from workers.kit import REFERENCE_BOTS
-from workers.limits import SandboxLimits
 from workers.match import Clock
-from workers.sandbox import BotProgram, SandboxUnavailableError, sandbox_available
-from workers.slots import NoFreeSlotError, acquire_slot, pids_of_uid
+from workers.sandbox.limits import SandboxLimits
+from workers.sandbox.slots import NoFreeSlotError, acquire_slot, pids_of_uid
+from workers.sandbox.start import BotProgram, SandboxUnavailableError, sandbox_available
 
 REPO = Path(__file__).resolve().parents[2]
 RANDOM_BOT = REFERENCE_BOTS / "random_bot.py"
@@ -50,7 +50,7 @@ def require_sandbox(limits: SandboxLimits) -> None:
 
 def require_cgroups(limits: SandboxLimits) -> None:
     """Skip without usable control groups; fail instead when running in CI."""
-    from workers.cgroups import detect
+    from workers.sandbox.cgroups import detect
 
     support = detect(limits.cgroups)
     if not support.usable:

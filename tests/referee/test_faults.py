@@ -21,11 +21,11 @@ from pathlib import Path
 import pytest
 
 from tests.referee.support import FIRST_UID, REPO, SLOTS, make_limits, random_bot, survivors, write_bot
-from workers.limits import SandboxLimits
 from workers.match import Clock, MatchSpec
-from workers.referee import play_match
-from workers.sandbox import BotProgram, ExternalKillError, InfrastructureError, SandboxUnavailableError
-from workers.slots import SlotRangeError, pids_of_uid, register_range
+from workers.referee.play import play_match
+from workers.sandbox.limits import SandboxLimits
+from workers.sandbox.slots import SlotRangeError, pids_of_uid, register_range
+from workers.sandbox.start import BotProgram, ExternalKillError, InfrastructureError, SandboxUnavailableError
 
 BOTS = REPO / "tests" / "sandbox" / "bots"
 # Plays a match between two pondering bots (100 ms of CPU per move and a child that never
@@ -35,8 +35,8 @@ import json, sys
 from pathlib import Path
 from tests.referee.support import engine_registered, make_limits
 from workers.match import Clock, MatchSpec
-from workers.referee import play_match
-from workers.sandbox import BotProgram
+from workers.referee.play import play_match
+from workers.sandbox.start import BotProgram
 runtime, bots = Path(sys.argv[1]), [BotProgram(Path(p), ("python3", "main.py")) for p in sys.argv[2:]]
 with engine_registered():
     spec = MatchSpec("", "count-test", {"target": 60}, 3, 2, Clock(move_ms=1000, game_ms=60000, startup_ms=10000))
@@ -148,7 +148,7 @@ import json, sys
 from pathlib import Path
 from tests.referee.support import engine_registered, make_limits, random_bot
 from workers.match import Clock, MatchSpec
-from workers.referee import play_match
+from workers.referee.play import play_match
 runtime, tmp = Path(sys.argv[1]), Path(sys.argv[2])
 statuses = []
 with engine_registered():
@@ -192,7 +192,7 @@ def test_an_overlapping_range_with_other_slot_locks_is_refused(tmp_path: Path, r
     other_locks = tmp_path / "other-locks"
     holder = subprocess.Popen(
         [sys.executable, "-c", (
-            "import sys, time; from pathlib import Path; from workers.slots import register_range\n"
+            "import sys, time; from pathlib import Path; from workers.sandbox.slots import register_range\n"
             f"register_range(Path({str(other_locks)!r}), 63000, 4)\n"
             "print('held', flush=True); time.sleep(60)"
         )],

@@ -6,7 +6,7 @@ import pytest
 
 from engines import get_engine, team_ranks
 from tests.engines.test_sequence import position
-from workers.referee import forfeit_ranks
+from workers.referee.play import forfeit_ranks
 
 
 def test_a_forfeit_in_a_team_game_ranks_1_2_1_2() -> None:

@@ -10,8 +10,8 @@ import time
 import zipfile
 from pathlib import Path
 
-from workers.package_cache import PackageCache
-from workers.package_trim import package_cache_trim
+from workers.packages.cache import PackageCache
+from workers.packages.trim import package_cache_trim
 
 MAIN = b"print('hi')\n"
 

@@ -11,12 +11,12 @@ import hashlib
 from pathlib import Path
 
 from tests.referee.support import FAST, RANDOM_BOT
-from workers.limits import SandboxLimits
 from workers.match import MatchSpec, SeatStatus
-from workers.package_cache import PackageCache, cache_key
-from workers.packages import inspect_package
-from workers.referee import play_match
-from workers.sandbox import BotProgram
+from workers.packages.archive import inspect_package
+from workers.packages.cache import PackageCache, cache_key
+from workers.referee.play import play_match
+from workers.sandbox.limits import SandboxLimits
+from workers.sandbox.start import BotProgram
 
 
 def _program(cache: PackageCache, data: bytes, filename: str, stored_command: tuple[str, ...]) -> BotProgram:

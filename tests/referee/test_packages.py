@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from workers.packages import MAX_FILES, PackageError, inspect_package, unpack_package
+from workers.packages.archive import MAX_FILES, PackageError, inspect_package, unpack_package
 
 MAIN = b"print('hello')\n"
 

@@ -1,4 +1,4 @@
-"""The local ``python -m workers.play`` command."""
+"""The local ``python -m workers.referee.local`` command."""
 
 from __future__ import annotations
 
@@ -10,18 +10,18 @@ from pathlib import Path
 import pytest
 
 from tests.referee.support import RANDOM_BOT
-from workers import play
-from workers.limits import SandboxLimits
+from workers.referee import local
+from workers.sandbox.limits import SandboxLimits
 
 
 def test_summary_and_seating() -> None:
-    assert play.seat_order(0, 2) == [0, 1] and play.seat_order(1, 2) == [1, 0]
-    assert play.seat_order(1, 4) == [1, 0, 1, 0]
-    even = play.summary([1.0, 0.0, 0.5, 0.5])
+    assert local.seat_order(0, 2) == [0, 1] and local.seat_order(1, 2) == [1, 0]
+    assert local.seat_order(1, 4) == [1, 0, 1, 0]
+    even = local.summary([1.0, 0.0, 0.5, 0.5])
     assert even["score"] == 0.5 and even["elo"] == 0 and even["elo_low"] < 0 < even["elo_high"]
-    sweep = play.summary([1.0] * 10)
+    sweep = local.summary([1.0] * 10)
     assert sweep["elo"] == math.inf and math.isfinite(sweep["elo_low"]) and sweep["elo_low"] > 0
-    assert round(play.elo_from_score(0.75)) == 191
+    assert round(local.elo_from_score(0.75)) == 191
 
 
 def test_play_command(tmp_path: Path, limits: SandboxLimits, capsys: pytest.CaptureFixture[str], monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -33,7 +33,7 @@ def test_play_command(tmp_path: Path, limits: SandboxLimits, capsys: pytest.Capt
         z.write(RANDOM_BOT, "main.py")
     package = tmp_path / "zipped.zip"
     package.write_bytes(buf.getvalue())
-    code = play.main(["--game", "count-test", str(RANDOM_BOT), str(package), "--games", "3", "--option", "target=5"])
+    code = local.main(["--game", "count-test", str(RANDOM_BOT), str(package), "--games", "3", "--option", "target=5"])
     out, err = capsys.readouterr()
     assert code == 0, err
     lines = out.splitlines()
@@ -46,7 +46,7 @@ def test_play_command(tmp_path: Path, limits: SandboxLimits, capsys: pytest.Capt
 def test_play_rejects_bad_bot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.zip"
     bad.write_bytes(b"nope")
-    assert play.main(["--game", "count-test", str(bad), str(RANDOM_BOT)]) == 2
+    assert local.main(["--game", "count-test", str(bad), str(RANDOM_BOT)]) == 2
     assert "not a valid zip" in capsys.readouterr().err
 
 
@@ -66,7 +66,7 @@ def test_play_shows_bot_text_with_control_characters_escaped(
         "sys.stdin.readline()\n"
         'print(\'{"move": "\\\\u001b[31mnope"}\', flush=True)\n'
     )
-    code = play.main(["--game", "count-test", str(nasty), str(RANDOM_BOT), "--option", "target=5"])
+    code = local.main(["--game", "count-test", str(nasty), str(RANDOM_BOT), "--option", "target=5"])
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "\x1b" not in out and "\x07" not in out and "\r" not in out

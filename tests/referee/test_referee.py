@@ -10,11 +10,11 @@ import pytest
 
 import engines
 from tests.referee.support import FAST, random_bot, survivors, write_bot
-from workers import sandbox
-from workers.limits import SandboxLimits
 from workers.match import Clock, MatchRecord, MatchSpec
-from workers.referee import forfeit_ranks, play_match
-from workers.sandbox import BotProgram, InfrastructureError, SandboxUnavailableError
+from workers.referee.play import forfeit_ranks, play_match
+from workers.sandbox import start
+from workers.sandbox.limits import SandboxLimits
+from workers.sandbox.start import BotProgram, InfrastructureError, SandboxUnavailableError
 
 # A bot skeleton: speaks the protocol; ``on_turn`` is filled in per test.
 SKELETON = """
@@ -214,17 +214,17 @@ def test_invalid_arguments(tmp_path: Path, limits: SandboxLimits) -> None:
 def test_missing_bwrap(tmp_path: Path, runtime: Path, monkeypatch: pytest.MonkeyPatch, caplog) -> None:  # type: ignore[no-untyped-def]
     from tests.referee.support import make_limits
 
-    monkeypatch.setattr(sandbox, "BWRAP", "bwrap-not-installed")
-    monkeypatch.setattr(sandbox, "_checked", {})
+    monkeypatch.setattr(start, "BWRAP", "bwrap-not-installed")
+    monkeypatch.setattr(start, "_checked", {})
     bot = random_bot(tmp_path / "r")
     with pytest.raises(SandboxUnavailableError, match="bubblewrap") as info:
         play(make_limits(runtime), [bot, bot])
     assert isinstance(info.value, InfrastructureError)
-    with caplog.at_level(logging.WARNING, logger="workers.referee"):
+    with caplog.at_level(logging.WARNING, logger="workers.referee.play"):
         record = play(make_limits(runtime, allow_unsandboxed=True), [bot, bot])
     assert not record.sandboxed and [s.status for s in record.seat_records] == ["ok", "ok"]
     assert "WITHOUT a sandbox" in caplog.text
     # A bwrap that is there but cannot build a sandbox is as unavailable as a missing one.
-    monkeypatch.setattr(sandbox, "BWRAP", "false")
+    monkeypatch.setattr(start, "BWRAP", "false")
     with pytest.raises(SandboxUnavailableError, match="exit status 1"):
         play(make_limits(runtime), [bot, bot])

@@ -1,4 +1,4 @@
-"""workers.containers: a failed sandbox self-test in a container names the container option it lacks.
+"""workers.sandbox.containers: a failed sandbox self-test in a container names the container option it lacks.
 
 Each case is a fake root with the /proc files a worker container shows: what podman 4.3 and
 Docker show with their default seccomp profile, masked /proc paths, a missing capability,
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from workers import containers, sandbox
+from workers.sandbox import containers, start
 
 # CapEff of a worker with exactly deploy/docker-compose.yml's cap_add list.
 WORKER_CAPS = sum(1 << bit for bit in containers.REQUIRED_CAPABILITIES.values())
@@ -67,13 +67,13 @@ def test_a_well_configured_worker_container_lacks_nothing(tmp_path: Path) -> Non
 def test_not_a_container(tmp_path: Path) -> None:
     root = fake_root(tmp_path, engine="none")
     assert not containers.in_container(root)
-    reason = sandbox.unavailable_reason(1, "bwrap: No permissions to creating new namespace", root)
+    reason = start.unavailable_reason(1, "bwrap: No permissions to creating new namespace", root)
     assert "install the Debian package `bubblewrap`" in reason and "container" not in reason
 
 
 def test_default_seccomp_profile_names_seccomp_unconfined(tmp_path: Path) -> None:
     root = fake_root(tmp_path, seccomp=2)
-    reason = sandbox.unavailable_reason(1, "bwrap: Can't set hostname to arbiter: Operation not permitted\n", root)
+    reason = start.unavailable_reason(1, "bwrap: Can't set hostname to arbiter: Operation not permitted\n", root)
     assert "in this container" in reason and "seccomp=unconfined" in reason
     assert "Can't set hostname" in reason  # what bwrap said is kept
     assert "systempaths" not in reason and "user namespaces" not in reason
@@ -105,13 +105,13 @@ def test_apparmor_and_user_namespaces(tmp_path: Path) -> None:
 
 def test_everything_missing_at_once(tmp_path: Path) -> None:
     root = fake_root(tmp_path, seccomp=2, masked=True, caps=0)
-    reason = sandbox.unavailable_reason(1, "bwrap: Can't set hostname", root)
+    reason = start.unavailable_reason(1, "bwrap: Can't set hostname", root)
     for option in ("seccomp=unconfined", "systempaths=unconfined", "--cap-add SETUID,SETGID,KILL"):
         assert option in reason
 
 
 def test_a_container_that_looks_right_still_points_at_the_docs(tmp_path: Path) -> None:
-    reason = sandbox.unavailable_reason(1, "bwrap: something new", fake_root(tmp_path))
+    reason = start.unavailable_reason(1, "bwrap: something new", fake_root(tmp_path))
     assert "docs/deploy.md" in reason and "something new" in reason
 
 
@@ -122,7 +122,7 @@ def test_bots_find_the_distributions_python_first(tmp_path: Path) -> None:
         folder.mkdir(parents=True)
         (folder / "python3").write_text("#!/bin/sh\n")
         os.chmod(folder / "python3", 0o755)
-    search = ":".join(str(tmp_path) + part for part in sandbox.BOT_ENV["PATH"].split(":"))
+    search = ":".join(str(tmp_path) + part for part in start.BOT_ENV["PATH"].split(":"))
     assert shutil.which("python3", path=search) == str(usr / "python3")
 
 

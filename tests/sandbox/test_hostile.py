@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 
 from tests.referee.support import REPO, make_limits, random_bot, survivors
-from workers.limits import SandboxLimits
 from workers.match import Clock, MatchRecord, MatchSpec
-from workers.referee import play_match
-from workers.sandbox import BotProgram
+from workers.referee.play import play_match
+from workers.sandbox.limits import SandboxLimits
+from workers.sandbox.start import BotProgram
 
 BOTS = Path(__file__).parent / "bots"
 SECRET = "hunter2-do-not-leak-7f3a"

@@ -13,17 +13,17 @@ from pathlib import Path
 import pytest
 
 from tests.referee.support import FAST, make_limits, random_bot, require_cgroups, survivors
-from workers import seccomp
-from workers.limits import SandboxLimits
 from workers.match import MatchSpec
-from workers.referee import play_match
-from workers.slots import NoFreeSlotError, acquire_slot, kill_uid, pids_of_uid
+from workers.referee.play import play_match
+from workers.sandbox import seccomp
+from workers.sandbox.limits import SandboxLimits
+from workers.sandbox.slots import NoFreeSlotError, acquire_slot, kill_uid, pids_of_uid
 
 
 def test_slots_are_exclusive_across_processes(tmp_path: Path) -> None:
     holder = subprocess.Popen(
         [sys.executable, "-c", (
-            "import sys, time; from pathlib import Path; from workers.slots import acquire_slot\n"
+            "import sys, time; from pathlib import Path; from workers.sandbox.slots import acquire_slot\n"
             f"s = acquire_slot(Path({str(tmp_path)!r}), 61900, 2)\n"
             "print(s.uid, flush=True); time.sleep(30)"
         )],
@@ -96,7 +96,7 @@ def test_concurrent_matches_in_threads(tmp_path: Path, runtime: Path, limits: Sa
 
 def test_capabilities_say_what_is_used_and_what_is_missing(runtime: Path, limits: SandboxLimits) -> None:
     """The report /healthz and the worker's start-up log show: here, everything; without cgroups, the gap."""
-    from workers.sandbox import capabilities, report_at_start
+    from workers.sandbox.start import capabilities, report_at_start
 
     require_cgroups(limits)
     full = capabilities(limits)
@@ -112,7 +112,7 @@ def test_capabilities_say_what_is_used_and_what_is_missing(runtime: Path, limits
 
 def test_clock_charges_nothing_for_the_referees_own_stall() -> None:
     """The clock's arithmetic: a late wake-up counts only what the referee meant to wait."""
-    from workers import clock
+    from workers.referee import clock
 
     cpu = [0]
     now = [100.0]
@@ -129,7 +129,7 @@ def test_clock_charges_nothing_for_the_referees_own_stall() -> None:
 
 
 def test_clean_text_escapes_what_steers_a_terminal() -> None:
-    from workers.conversation import clean_text
+    from workers.referee.conversation import clean_text
 
     assert clean_text("ok\tline\n") == "ok\tline\n"
     assert clean_text("\x1b]0;t\x07\r\x00\x7f\x9b\u202e\ud800é") == "\\x1b]0;t\\x07\\x0d\\x00\\x7f\\x9b\\u202e?é"
@@ -138,8 +138,8 @@ def test_clean_text_escapes_what_steers_a_terminal() -> None:
 def test_a_group_removed_by_another_process_is_used_again(limits: SandboxLimits) -> None:
     """A slot's group removed behind a worker's back (another worker's clean-up at exit) is made
     again and used: the worker's open control files of the old group are not."""
-    from workers.botgroup import slot_group
-    from workers.cgroups import detect
+    from workers.sandbox.cgroups import detect
+    from workers.sandbox.group import slot_group
 
     require_cgroups(limits)
     support = detect(limits.cgroups)
@@ -164,9 +164,9 @@ def test_a_slot_holding_zombies_is_held_back_and_the_bot_starts_in_another(
     kill empties.  That slot is held back and the match plays in the others, not failed."""
     import dataclasses
 
-    from workers import slots, warm
-    from workers.botgroup import slot_group
-    from workers.cgroups import detect
+    from workers.sandbox import slots, warm
+    from workers.sandbox.cgroups import detect
+    from workers.sandbox.group import slot_group
 
     require_cgroups(limits)
     first = 61904  # beside the slot-lock tests' uids, outside every other test range
@@ -201,8 +201,8 @@ def test_a_slot_holding_zombies_is_held_back_and_the_bot_starts_in_another(
 
 STRAYS = """
 import os, subprocess, sys, time
-from workers.slots import become_subreaper
-from workers.strays import reap_stray_launchers
+from workers.sandbox.slots import become_subreaper
+from workers.sandbox.strays import reap_stray_launchers
 become_subreaper()
 # A worker process that dies while its launcher waits: the launcher comes to us.
 worker = subprocess.Popen([sys.executable, "-c",

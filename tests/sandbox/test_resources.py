@@ -21,11 +21,11 @@ from typing import Any
 import pytest
 
 from tests.referee.support import make_limits, random_bot, require_cgroups, survivors
-from workers.cpus import lease_cpu
-from workers.limits import SandboxLimits
 from workers.match import Clock, MatchRecord, MatchSpec
-from workers.referee import play_match
-from workers.sandbox import BotProgram
+from workers.referee.play import play_match
+from workers.sandbox.cpus import lease_cpu
+from workers.sandbox.limits import SandboxLimits
+from workers.sandbox.start import BotProgram
 
 BOTS = Path(__file__).parent / "bots"
 CLOCK = Clock(move_ms=1000, game_ms=60_000, startup_ms=10_000)

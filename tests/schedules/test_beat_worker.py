@@ -46,7 +46,7 @@ from tournaments.bots.services import bot_create
 from tournaments.games.services import game_sync
 game_sync()
 user = get_user_model().objects.create_user(username="org", password="x", is_staff=True)
-code = open("workers/kit/bots/random_bot.py", "rb").read()
+code = open("kit/bots/random_bot.py", "rb").read()
 # A user per bot (org owns the first): games between one owner's bots are never rated.
 owners = [user, *(get_user_model().objects.create_user(username=f"owner{i}", password="x") for i in (1, 2))]
 bots = [bot_create(owner=owners[i], game_id="gamesup", name=f"b{i}", package=code, filename="r.py").bot
@@ -139,7 +139,7 @@ from tournaments.matches.models import Match
 from tournaments.bots.services import bot_version_create
 from tournaments.competitions.services.ladders import ladder_save
 user = get_user_model().objects.get(username="org")
-code = open("workers/kit/bots/random_bot.py", "rb").read() + b"# version two\\n"
+code = open("kit/bots/random_bot.py", "rb").read() + b"# version two\\n"
 # Pause the ladder so no top-up is half-way through while the version arrives.
 ladder = Ladder.objects.get()
 ladder.enabled = False

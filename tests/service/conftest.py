@@ -8,13 +8,13 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 
+from kit import REFERENCE_BOTS
 from tests.recording import record_for
 from tournaments.bots.models import Bot
 from tournaments.bots.services import bot_create
 from tournaments.games.services import game_sync
 from tournaments.matches.life import match_claim, match_record_result
 from tournaments.matches.models import Match, MatchSeat
-from workers.kit import REFERENCE_BOTS
 
 RANDOM_BOT = (REFERENCE_BOTS / "random_bot.py").read_bytes()
 

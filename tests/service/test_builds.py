@@ -17,8 +17,8 @@ from tournaments.bots.models import BotBuild
 from tournaments.bots.selectors import version_current, versions_current
 from tournaments.bots.services import bot_create, bot_version_create
 from tournaments.dbclock import db_clock
-from workers.build import BuildOutcome
 from workers.celery_app import app, queue_depths
+from workers.packages.build import BuildOutcome
 
 pytestmark = pytest.mark.django_db
 

@@ -19,7 +19,7 @@ from tournaments.games.services import game_sync
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 game_sync()
 user = get_user_model().objects.create_user(username="racer", password="x")
-code = open("workers/kit/bots/random_bot.py", "rb").read()
+code = open("kit/bots/random_bot.py", "rb").read()
 bots = [bot_create(owner=user, game_id="gamesup", name=f"b{i}", package=code + b"#" * i, filename="r.py").bot
         for i in range(10)]
 t = tournament_create(owner=user, game_id="gamesup", name="race", bot_ids=[b.id for b in bots], games_per_pairing=2)

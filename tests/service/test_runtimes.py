@@ -13,7 +13,7 @@ from tournaments.bots.services import bot_create
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 from tournaments.matches.life import match_claim_next
 from tournaments.matches.models import Match
-from workers.runtimes import runtime_of, runtimes_missing
+from workers.sandbox.runtimes import runtime_of, runtimes_missing
 
 pytestmark = pytest.mark.django_db
 

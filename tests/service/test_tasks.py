@@ -77,7 +77,7 @@ def test_tampered_package_is_refused(duel: Tournament) -> None:
 
 def test_infrastructure_error_requeues(duel: Tournament, monkeypatch: pytest.MonkeyPatch) -> None:
     from tournaments.matches import runner
-    from workers.sandbox import InfrastructureError
+    from workers.sandbox.start import InfrastructureError
 
     def broken(*args: Any, **kwargs: Any) -> None:
         raise InfrastructureError("no free sandbox slot")
@@ -127,14 +127,14 @@ def test_two_workers_unpacking_one_package_share_it(
 ) -> None:
     import errno
 
-    from workers import packages
+    from workers.packages import archive
 
     settings.ARBITER_PACKAGE_CACHE = tmp_path / "cache"
-    real = packages.unpack_package
+    real = archive.unpack_package
 
     def racing(data: bytes, filename: str, dest: Any) -> Any:
         real(data, filename, dest)  # the other worker's copy lands first...
         raise FileExistsError(errno.EEXIST, "already there")  # ...so ours finds it taken
 
-    monkeypatch.setattr(packages, "unpack_package", racing)
+    monkeypatch.setattr(archive, "unpack_package", racing)
     assert tasks.run_next() == "finished"

@@ -30,8 +30,8 @@ def _team_match(user: Any, make_bot: Any) -> Any:
 def test_a_forfeit_in_a_team_game_ranks_teams(user: Any, make_bot: Any) -> None:
     match = _team_match(user, make_bot)
     attempt = match_claim(match_id=match.id, worker="w")
-    # The referee's forfeit numbering (workers.referee.forfeit_ranks) for seat 1's team losing:
-    from workers.referee import forfeit_ranks
+    # The referee's forfeit numbering (workers.referee.play.forfeit_ranks) for seat 1's team losing:
+    from workers.referee.play import forfeit_ranks
 
     ranks = forfeit_ranks([[0, 2], [1, 3]], 4, {1})
     assert ranks == [1, 2, 1, 2]

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from kit import REFERENCE_BOTS
 from tests.service.conftest import RANDOM_BOT
 from tournaments.bots.services import bot_create, bot_version_create
 from tournaments.competitions.models import VersionTestMatch
@@ -25,7 +26,6 @@ from tournaments.competitions.services.version_tests import version_test_create
 from tournaments.matches import tasks
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.ratings.stats import Sprt
-from workers.kit import REFERENCE_BOTS
 
 GREEDY = REFERENCE_BOTS / "greedy"
 

@@ -39,7 +39,7 @@ class ApiToken(models.Model):
 
 
 class IdempotentRequest(models.Model):
-    """A POST sent with an ``Idempotency-Key`` header, and the answer it got (tournaments/api/idempotency.py)."""
+    """A POST sent with an ``Idempotency-Key`` header, and the answer it got (tournaments/accounts/idempotency.py)."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     key = models.CharField(max_length=200)

@@ -9,8 +9,6 @@ from django import forms
 from django.contrib.auth import get_user_model
 from rest_framework.exceptions import ValidationError
 
-from tournaments.games.models import Game
-
 
 class IdFilter(filters.NumberFilter):
     """A whole number that fits a database id (django-filter's NumberFilter takes any decimal)."""
@@ -46,24 +44,16 @@ class BoolFilter(filters.BooleanFilter):
     field_class = StrictBooleanField
 
 
-class GameFilter(filters.CharFilter):
-    """A game's id; an id of no game is a 400 rather than an empty list."""
-
-    def filter(self, qs: Any, value: Any) -> Any:
-        if value and not Game.objects.filter(id=value).exists():
-            raise _invalid(self.field_name, "game", value)
-        return super().filter(qs, value)
-
-
 class OwnerFilter(filters.CharFilter):
     """A username; a name of no user is a 400 rather than an empty list."""
 
     def filter(self, qs: Any, value: Any) -> Any:
         if value and not get_user_model().objects.filter(username=value).exists():
-            raise _invalid(self.field_name, "user", value)
+            raise invalid_value(self.field_name, "user", value)
         return super().filter(qs, value)
 
 
-def _invalid(field: str, what: str, value: str) -> Exception:
+def invalid_value(field: str, what: str, value: str) -> Exception:
+    """The 400 for a filter value that names nothing (``No game is called ...``)."""
     name = field.split("__")[0].removesuffix("_id")
     return ValidationError({name: [f"No {what} is called {value[:50]!r}."]})

@@ -7,9 +7,15 @@ from typing import Any
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.html import format_html_join
+from django.utils.safestring import SafeString
 
+from tournaments.admin_kit import HistoryAdmin, PublicPageMixin, ReadOnlyInline
 from tournaments.bots.models import Bot, BotVersion, BotVersionRetirement
-from tournaments.web.admin_kit import HistoryAdmin, PublicPageMixin, ReadOnlyInline, bot_rating_chart
+
+# A documented exception to the apps' order (tests/test_layers.py): a bot's page shows its ratings.
+from tournaments.ratings.charts import rating_charts
+from tournaments.ratings.selectors import rating_history
 
 
 class BotVersionInline(ReadOnlyInline):
@@ -35,7 +41,21 @@ class BotAdmin(PublicPageMixin, admin.ModelAdmin):
     readonly_fields = ["owner", "game", "name", "created", "public_link", "rating_chart"]
     fields = ["name", "game", "owner", "visibility", "active", "description", "created", "public_link", "rating_chart"]
     inlines = [BotVersionInline]
-    rating_chart = bot_rating_chart
+
+    @admin.display(description="Rating history")
+    def rating_chart(self, obj: Bot) -> SafeString | str:
+        """Every pool's Elo chart of the bot, as on its public page."""
+        if obj is None or obj.pk is None:
+            return "-"
+        charts = rating_charts(rating_history(bot=obj))
+        if not charts:
+            return "No rated games yet."
+        return format_html_join(
+            "",
+            '<figure style="margin:0 0 1em">'
+            "<figcaption><code>{}</code>: {} rated games, now {}</figcaption>{}</figure>",
+            ((c["pool"], c["changes"], f"{c['last']:.1f}", c["svg"]) for c in charts),
+        )
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # bots come with a package: upload through the API

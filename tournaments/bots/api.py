@@ -13,8 +13,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from tournaments.accounts.idempotency import idempotent
 from tournaments.api.common import found, user_of
-from tournaments.api.idempotency import idempotent
 from tournaments.api.pagination import Pagination
 from tournaments.api.schema import error
 from tournaments.api.throttles import ArbiterScopedThrottle
@@ -31,6 +31,8 @@ from tournaments.bots.services import (
 )
 from tournaments.bots.uploads import PackageMultiPartParser
 from tournaments.errors import ForbiddenError, ServiceError
+
+# A documented exception to the apps' order (tests/test_layers.py): a bot's detail lists its ratings.
 from tournaments.ratings.api import RatingNumbersSerializer
 from tournaments.ratings.selectors import bot_ratings, rating_history
 

@@ -4,7 +4,7 @@ A version whose bot.json names a ``build`` gets a ``BotBuild`` row (BUILDING)
 in its upload's transaction, and on commit a ``version_build`` message.  A
 worker that has the build's runtime (``gcc`` for ``["gcc", ...]``) claims it
 with a conditional UPDATE, so two workers never build the same version, runs
-it in the sandbox (``workers.build``) and records READY with the built
+it in the sandbox (``workers.packages.build``) and records READY with the built
 archive, or FAILED with the reason.  The claim holds the build until
 ``lease_until`` (the build's time limit plus a lease): a worker that died
 mid-build loses it there, and the sweeper (``builds_resend``, run by beat)
@@ -27,9 +27,9 @@ from tournaments.bots.models import BotBuild, BotVersion
 from tournaments.bots.selectors import bot_version_sources
 from tournaments.bots.tasks import version_build
 from tournaments.dbclock import db_clock
-from workers.build import BuildLimits, BuildOutcome, build_package
-from workers.runtimes import runtime_available, runtime_of
-from workers.sandbox import InfrastructureError
+from workers.packages.build import BuildLimits, BuildOutcome, build_package
+from workers.sandbox.runtimes import runtime_available, runtime_of
+from workers.sandbox.start import InfrastructureError
 
 logger = logging.getLogger(__name__)
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import django_filters as filters
 from django.db.models import QuerySet
 
-from tournaments.api.filters import BoolFilter, GameFilter, OwnerFilter
+from tournaments.api.filters import BoolFilter, OwnerFilter
 from tournaments.bots.models import Bot
+from tournaments.games.filters import GameFilter
 
 
 class BotFilter(filters.FilterSet):

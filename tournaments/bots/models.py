@@ -11,6 +11,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.urls import reverse
 
 
 class Bot(models.Model):
@@ -36,6 +37,10 @@ class Bot(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.game_id})"
+
+    def get_absolute_url(self) -> str:
+        """The bot's public page."""
+        return reverse("web-bot", args=[self.pk])
 
 
 class BotVersion(models.Model):
@@ -83,7 +88,7 @@ class BotVersionRetirement(models.Model):
 
 
 class BotBuild(models.Model):
-    """The service's build of a version whose bot.json names a ``build`` (workers/build.py).
+    """The service's build of a version whose bot.json names a ``build`` (workers/packages/build.py).
 
     A version with no row needs no build.  BUILDING until a worker's build ends it:
     READY with the built archive every worker unpacks for the version's matches, or

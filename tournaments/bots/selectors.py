@@ -16,7 +16,7 @@ from typing import Any
 from django.db.models import F, Max, Q, QuerySet
 
 from tournaments.bots.models import Bot, BotBuild, BotVersion
-from workers.build import BUILT_FILENAME
+from workers.packages.build import BUILT_FILENAME
 
 
 def bot_list(

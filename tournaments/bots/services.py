@@ -14,7 +14,7 @@ from tournaments.bots.builds import build_request
 from tournaments.bots.models import Bot, BotVersion, BotVersionRetirement
 from tournaments.errors import ConflictError, ForbiddenError, ServiceError
 from tournaments.games.models import Game
-from workers.packages import PackageError, inspect_package
+from workers.packages.archive import PackageError, inspect_package
 
 BOT_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 

@@ -8,14 +8,13 @@ from __future__ import annotations
 from celery import Task
 from django.conf import settings
 
-from workers.celery_app import app, beat_every
+from workers.celery_app import app, beat_every, worker_identity
 
 
 @app.task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def version_build(self: Task, version_id: int) -> str:
     """Build one version here if this worker has its runtime and nobody else holds it."""
     from tournaments.bots.builds import version_build_run
-    from tournaments.matches.runner import worker_identity
 
     return version_build_run(version_id=version_id, worker=worker_identity(hostname=self.request.hostname))
 

@@ -11,6 +11,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.safestring import SafeString
 
+from tournaments.admin_kit import HistoryAdmin, PublicPageMixin, ReadOnlyInline, ServiceCheckedForm, html_table
 from tournaments.competitions.models import (
     Challenge,
     ChallengeMatch,
@@ -29,7 +30,6 @@ from tournaments.competitions.services.schedules import schedule_clean, schedule
 from tournaments.competitions.services.tournaments import tournament_cancel, tournament_priority_set, tournament_start
 from tournaments.errors import ServiceError
 from tournaments.matches.life import matches_requeue_errored
-from tournaments.web.admin_kit import HistoryAdmin, PublicPageMixin, ReadOnlyInline, ServiceCheckedForm, html_table
 
 
 class ParticipantInline(ReadOnlyInline):

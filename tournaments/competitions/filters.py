@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import django_filters as filters
 
-from tournaments.api.filters import BoolFilter, GameFilter, IdFilter, OwnerFilter
+from tournaments.api.filters import BoolFilter, IdFilter, OwnerFilter
 from tournaments.competitions.models import Challenge, Tournament
+from tournaments.games.filters import GameFilter
 
 
 class TournamentFilter(filters.FilterSet):

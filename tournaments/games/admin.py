@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.contrib import admin
 
+from tournaments.admin_kit import HistoryAdmin
 from tournaments.games.models import Game
-from tournaments.web.admin_kit import HistoryAdmin
 
 
 @admin.register(Game)

@@ -14,7 +14,10 @@ from rest_framework.views import APIView
 from tournaments.api.common import found
 from tournaments.api.pagination import Pagination
 from tournaments.games.models import Game
-from tournaments.games.selectors import game_configs, game_list, game_rating_pools, game_rules_text
+from tournaments.games.selectors import game_configs, game_list, game_rules_text
+
+# A documented exception to the apps' order (tests/test_layers.py): a game's detail lists its rating pools.
+from tournaments.ratings.selectors import game_rating_pools
 
 
 class GameOutputSerializer(serializers.ModelSerializer):

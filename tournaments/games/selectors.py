@@ -8,29 +8,11 @@ from django.conf import settings
 
 from engines import UnknownEngineError, get_engine
 from tournaments.games.models import Game
-from tournaments.ratings.models import Rating
 
 
 def game_list(*, include_unavailable: bool = False) -> Any:
     games = Game.objects.all()
     return games if include_unavailable else games.filter(available=True)
-
-
-def game_rating_pools(*, game: Game) -> list[str]:
-    """The pools of the engine's example configurations plus any pool that already has ratings."""
-    pools: list[str] = []
-    try:
-        engine = get_engine(game.id)
-        for seats, options in engine.configs():
-            pools.append(engine.rating_pool(options, seats))
-    except UnknownEngineError:
-        pass
-    prefix = game.id
-    used = Rating.objects.filter(pool__startswith=prefix).values_list("pool", flat=True).distinct()
-    for pool in used:
-        if (pool == prefix or pool.startswith(prefix + ":")) and pool not in pools:
-            pools.append(pool)
-    return list(dict.fromkeys(pools))
 
 
 def game_default_pool(*, game: Game) -> str:

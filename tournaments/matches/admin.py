@@ -6,10 +6,12 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from tournaments.admin_kit import HistoryAdmin, PublicPageMixin, ReadOnlyInline
 from tournaments.matches.life import matches_requeue_errored
 from tournaments.matches.models import Match, MatchSeat
+
+# A documented exception to the apps' order (tests/test_layers.py): a match's page lists its rating changes.
 from tournaments.ratings.models import RatingChange
-from tournaments.web.admin_kit import HistoryAdmin, PublicPageMixin, ReadOnlyInline
 
 
 class MatchSeatInline(ReadOnlyInline):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import django_filters as filters
 from django.db.models import QuerySet
 
-from tournaments.api.filters import BoolFilter, GameFilter, IdFilter
+from tournaments.api.filters import BoolFilter, IdFilter
+from tournaments.games.filters import GameFilter
 from tournaments.matches.models import Match
 
 

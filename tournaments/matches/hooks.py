@@ -1,21 +1,24 @@
-"""What each kind of match does when one of its matches ends or comes back.
+"""What the apps above matches do when a match is made, ends or comes back.
 
-Competitions sit above matches (they create them), so instead of being
-imported by ``matches.life`` they register their hooks per ``Match.Kind``
-when their app starts (``competitions/apps.py``).  ``matches.life`` calls
-:func:`match_ended` inside the recording transaction, after the ratings, and
-:func:`match_requeued` inside the transaction that puts an ERRORED match back.
+Ratings and competitions sit above matches (they read matches; competitions
+create them), so instead of being imported by ``matches.life`` they register
+here when their app starts: the ratings once (``ratings/apps.py``), the
+competitions per ``Match.Kind`` (``competitions/apps.py``).  ``matches.life``
+asks the ratings which new lineups may be rated and has them apply a result,
+then calls :func:`match_ended` inside the recording transaction, after the
+ratings, and :func:`match_requeued` inside the transaction that puts an
+ERRORED match back.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from django.db import transaction
 
-from tournaments.matches.models import Match
+from tournaments.matches.models import Match, MatchSeat
 
 logger = logging.getLogger(__name__)
 
@@ -32,7 +35,30 @@ class KindHooks:
     requeued: Callable[[Match], None] | None = None
 
 
+@dataclass(frozen=True)
+class RatingHooks:
+    """What the ratings do for matches: which lineups may be rated, and a result applied."""
+
+    #: Positions of the lineups (bot version ids per team) that must not be rated.
+    unrated_lineups: Callable[[Sequence[Sequence[int]]], set[int]]
+    #: Inside the recording transaction of a rated match, before the kind's hooks: (match, seats) -> ignored.
+    apply: Callable[[Match, Sequence[MatchSeat]], object]
+
+
 _HOOKS: dict[str, KindHooks] = {}
+_RATINGS: list[RatingHooks] = []
+
+
+def match_ratings_register(hooks: RatingHooks) -> None:
+    """Register what the ratings do (once, from the ratings app's ``ready``)."""
+    _RATINGS[:] = [hooks]
+
+
+def match_ratings() -> RatingHooks:
+    """The ratings' hooks; an installation without the ratings app cannot record a rated match."""
+    if not _RATINGS:
+        raise RuntimeError("the ratings app is not installed: no rating hooks registered")
+    return _RATINGS[0]
 
 
 def match_kind_register(kind: str, hooks: KindHooks) -> None:

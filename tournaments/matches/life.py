@@ -22,16 +22,16 @@ sweeper and the dispatcher, which recover lost work, are ``matches.recovery``.
 The consequences of a match that ended (finished, or errored for good), in
 this order:
 
-1. its rating changes, for a rated result (``ratings.services``), in the
+1. its rating changes, for a rated result (the ratings' hook), in the
    recording transaction;
 2. its competition's ``ended`` hook, in the same transaction: the
    tournament may be finished, the version test recounted and topped up;
 3. after commit, the competition's ``committed`` hook: the tournament's
    performance table is asked for a refit, the ladder tops itself up.
 
-Competitions sit above matches (they create them), so they register their
-hooks per ``Match.Kind`` when the app starts (``competitions/apps.py``) in
-``matches.hooks`` instead of being imported here.
+Ratings and competitions sit above matches, so they register their hooks
+when their apps start (``ratings/apps.py``; ``competitions/apps.py``, per
+``Match.Kind``) in ``matches.hooks`` instead of being imported here.
 """
 
 from __future__ import annotations
@@ -47,16 +47,14 @@ from django.db.models import F
 
 from engines import get_engine
 from tournaments.dbclock import db_clock, db_now
-from tournaments.matches.hooks import match_ended, match_requeued
+from tournaments.matches.hooks import match_ended, match_ratings, match_requeued
 from tournaments.matches.marks import RERUN_PREFIX, WORKER, recovery_mark
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.matches.queue import queue_candidates
 from tournaments.matches.selectors import match_commands
 from tournaments.matches.tasks import matches_wake_task, run_next
-from tournaments.ratings.selectors import lineups_sharing_an_owner
-from tournaments.ratings.services import ratings_apply_match
 from workers.match import Clock, MatchRecord
-from workers.runtimes import runtimes_missing
+from workers.sandbox.runtimes import runtimes_missing
 
 logger = logging.getLogger(__name__)
 
@@ -103,7 +101,7 @@ def matches_create(*, config: MatchConfig, lineups: Sequence[Lineup]) -> list[Ma
     Every kind of match (round robin, ladder, challenge, version test) is made here.
     """
     engine_version = get_engine(config.game_id).version
-    shared = lineups_sharing_an_owner(lineups=[lu.versions for lu in lineups]) if config.rated else set()
+    shared = match_ratings().unrated_lineups([lu.versions for lu in lineups]) if config.rated else set()
     matches = [
         Match(
             kind=config.kind,
@@ -205,7 +203,7 @@ def match_claim_next(*, worker: str) -> tuple[int, int] | None:
 
     Workers racing for the same match: the losers look again (the winner's
     match is no longer queued), so a message never goes unused while work waits.
-    A match whose bots need a runtime this worker lacks (``workers.runtimes``) is
+    A match whose bots need a runtime this worker lacks (``workers.sandbox.runtimes``) is
     left to another worker.
     """
     skipped: set[int] = set()
@@ -338,7 +336,7 @@ def match_record_result(*, match_id: int, attempt: int, record: MatchRecord) -> 
         if record.engine_version:
             match.engine_version = record.engine_version
         if match.rated:
-            ratings_apply_match(match=match, seats=seats)
+            match_ratings().apply(match, seats)
         # Taken after the rating rows are locked: for two matches sharing a bot,
         # finish order is the order their rating changes were applied.  The
         # database's clock, so workers on hosts with skewed clocks agree too

@@ -9,6 +9,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.urls import reverse
 
 from workers.match import Clock
 
@@ -118,6 +119,10 @@ class Match(ClockFields):
 
     def __str__(self) -> str:
         return f"Match {self.pk} ({self.game_id}, {self.status})"
+
+    def get_absolute_url(self) -> str:
+        """The match's public page."""
+        return reverse("web-match", args=[self.pk])
 
 
 class MatchSeat(models.Model):

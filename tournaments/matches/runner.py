@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import signal
 import threading
 import time
@@ -36,21 +35,16 @@ from tournaments.matches.life import (
 from tournaments.matches.marks import DATABASE, OUTSIDE_KILL, SLOT, WORKER, worker_health_note
 from tournaments.matches.selectors import match_spec
 from workers.match import MatchRecord, MatchSpec
-from workers.package_cache import PackageCache, PackageUnavailableError
-from workers.referee import play_match
-from workers.sandbox import BotProgram, ExternalKillError, InfrastructureError, SlotRangeConflictError
-from workers.selfcheck import worker_problems
+from workers.packages.cache import PackageCache, PackageUnavailableError
+from workers.referee.play import play_match
+from workers.sandbox.selfcheck import worker_problems
+from workers.sandbox.start import BotProgram, ExternalKillError, InfrastructureError, SlotRangeConflictError
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 # The first wait after a failed database call; it doubles up to the heartbeat interval.
 FIRST_BACKOFF_S = 0.25
-
-
-def worker_identity(*, hostname: str | None) -> str:
-    """``<celery node name or host name>:<pid>``: enough to find the process that holds a lease."""
-    return f"{hostname or os.uname().nodename}:{os.getpid()}"[:200]
 
 
 def _reconnect() -> None:

@@ -8,8 +8,8 @@ from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 
 from tournaments.bots.selectors import bots_private_to_others
 from tournaments.matches.models import Match, MatchSeat
-from workers.build import BUILT_FILENAME
 from workers.match import BotRef, MatchSpec
+from workers.packages.build import BUILT_FILENAME
 
 
 def match_commands(*, match_id: int) -> list[list[str]]:

@@ -14,7 +14,7 @@ from celery import Task
 from celery.exceptions import Reject
 from django.conf import settings
 
-from workers.celery_app import app, beat_every
+from workers.celery_app import app, beat_every, worker_identity
 
 logger = logging.getLogger(__name__)
 
@@ -31,7 +31,7 @@ def run_next(self: Task) -> str:
     A worker that fails its self-check puts the message back for another
     worker, after a pause so that it does not spin on it.
     """
-    from tournaments.matches.runner import WorkerUnfitError, match_run_next, worker_identity
+    from tournaments.matches.runner import WorkerUnfitError, match_run_next
 
     try:
         return match_run_next(worker=worker_identity(hostname=self.request.hostname))

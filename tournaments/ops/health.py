@@ -2,7 +2,7 @@
 
 The answer is JSON, status 200 when every check passes and 503 otherwise, so a
 load balancer, Docker's HEALTHCHECK or Kubernetes can act on the code alone and
-a human can read why.  The sandbox check runs ``workers.sandbox``'s self-test
+a human can read why.  The sandbox check runs ``workers.sandbox.start``'s self-test
 (``/usr/bin/true`` in a full bubblewrap sandbox); it costs a process start, so
 its answer is kept for a while: a pass for ``ARBITER_HEALTH_SANDBOX_TTL``
 seconds (300), a failure for 15 s.  ``ARBITER_HEALTH_SANDBOX=0`` leaves the
@@ -29,7 +29,7 @@ from tournaments.dbclock import db_clock
 from tournaments.matches.marks import SWEEP, recovery_marks, workers_unfit
 from tournaments.matches.models import Match
 from tournaments.matches.recovery import matches_waiting_for_runtimes
-from workers import sandbox
+from workers.sandbox import start
 
 BROKER_TIMEOUT_S = 3
 # A worker's failed self-check is news for this long (an unfit worker notes it again every few seconds).
@@ -113,11 +113,11 @@ def _sandbox_probe() -> str:
     limits = settings.ARBITER_SANDBOX
     # The self-test's own memory is per process and keeps successes only; forget it so that a
     # sandbox that broke since (bwrap removed, user namespaces turned off) shows up here.
-    sandbox._checked.clear()
-    found = sandbox.capabilities(limits)
+    start._checked.clear()
+    found = start.capabilities(limits)
     if found["sandbox"] != "bubblewrap":
         # Only reached with ARBITER_ALLOW_UNSANDBOXED=1: bots would run without isolation.
-        raise sandbox.SandboxUnavailableError("bubblewrap unusable; bots would run unsandboxed")
+        raise start.SandboxUnavailableError("bubblewrap unusable; bots would run unsandboxed")
     # What falls back to something weaker here (no control groups, say) is said, not failed on.
     gaps = "; ".join(found["gaps"]) or "none"
     runtimes = ", ".join(name for name, here in found["runtimes"].items() if here) or "none"

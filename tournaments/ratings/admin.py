@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.contrib import admin
 
+from tournaments.admin_kit import HistoryAdmin, ReadOnlyInline
 from tournaments.ratings.models import PoolFit, Rating, RatingChange
-from tournaments.web.admin_kit import HistoryAdmin, ReadOnlyInline
 
 
 class RatingChangeInline(ReadOnlyInline):

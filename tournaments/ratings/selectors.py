@@ -8,10 +8,29 @@ from typing import Any
 from django.conf import settings
 from django.db.models import BooleanField, Case, Exists, Max, OuterRef, Q, QuerySet, Subquery, Value, When
 
+from engines import UnknownEngineError, get_engine
 from tournaments.bots.models import Bot, BotVersion, BotVersionRetirement
 from tournaments.bots.selectors import versions_built
+from tournaments.games.models import Game
 from tournaments.ratings.models import PoolFitEntry, Rating, RatingChange
 from tournaments.ratings.stats import ErrorBar
+
+
+def game_rating_pools(*, game: Game) -> list[str]:
+    """The pools of the engine's example configurations plus any pool that already has ratings."""
+    pools: list[str] = []
+    try:
+        engine = get_engine(game.id)
+        for seats, options in engine.configs():
+            pools.append(engine.rating_pool(options, seats))
+    except UnknownEngineError:
+        pass
+    prefix = game.id
+    used = Rating.objects.filter(pool__startswith=prefix).values_list("pool", flat=True).distinct()
+    for pool in used:
+        if (pool == prefix or pool.startswith(prefix + ":")) and pool not in pools:
+            pools.append(pool)
+    return list(dict.fromkeys(pools))
 
 
 def leaderboard(*, game_id: str, pool: str, user: Any = None) -> QuerySet[Rating]:

@@ -23,18 +23,19 @@ from tournaments.competitions.selectors.standings import tournament_progress, to
 from tournaments.competitions.selectors.tournaments import tournament_get, tournament_list
 from tournaments.competitions.selectors.version_tests import version_test_list
 from tournaments.games.models import Game
-from tournaments.games.selectors import game_default_pool, game_list, game_rating_pools
+from tournaments.games.selectors import game_default_pool, game_list
 from tournaments.matches.api import match_body
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.matches.selectors import match_get, match_list
+from tournaments.ratings.charts import rating_charts
 from tournaments.ratings.selectors import (
     bot_ratings,
+    game_rating_pools,
     leaderboard,
     rating_error_bar,
     rating_history,
     rating_is_provisional,
 )
-from tournaments.web.charts import rating_charts
 from tournaments.web.replay import replay_build
 
 RECENT_MATCHES = 20

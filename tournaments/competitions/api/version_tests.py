@@ -16,8 +16,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from tournaments.accounts.idempotency import idempotent
 from tournaments.api.common import found, user_of
-from tournaments.api.idempotency import idempotent
 from tournaments.api.pagination import Pagination
 from tournaments.api.schema import error
 from tournaments.api.throttles import ArbiterScopedThrottle

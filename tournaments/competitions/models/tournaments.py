@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.urls import reverse
 
 from tournaments.matches.models import ClockFields
 
@@ -72,6 +73,10 @@ class Tournament(ClockFields):
 
     def __str__(self) -> str:
         return self.name
+
+    def get_absolute_url(self) -> str:
+        """The tournament's public page."""
+        return reverse("web-tournament", args=[self.pk])
 
 
 class Participant(models.Model):

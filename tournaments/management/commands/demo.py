@@ -17,13 +17,13 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
 from engines import Engine, all_engines
+from kit import REFERENCE_BOTS
 from tournaments.accounts.services import token_create
 from tournaments.bots.models import Bot, BotVersion
 from tournaments.bots.services import bot_create, bot_version_create
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 from tournaments.games.services import game_sync
-from workers.kit import REFERENCE_BOTS
 from workers.match import Clock
 
 DEMO_PLY_CAP = 150

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from workers.match import SeatStatus
 
 if TYPE_CHECKING:
-    from workers.botprocess import BotProcess
+    from workers.sandbox.process import BotProcess
 
 # What runtimes print when an allocation fails (Python, C++, C and others).
 _MEMORY_WORDS = (b"memoryerror", b"bad_alloc", b"out of memory", b"cannot allocate memory", b"failed to allocate")

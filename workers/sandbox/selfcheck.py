@@ -15,8 +15,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from workers import sandbox
-from workers.limits import SandboxLimits
+from workers.sandbox import start
+from workers.sandbox.limits import SandboxLimits
 
 PROBE_BYTES = 64 * 1024  # a write this big must succeed where bots are copied
 
@@ -57,10 +57,10 @@ def _cache_problem(cache: Path) -> str | None:
 def _sandbox_problem(limits: SandboxLimits) -> str | None:
     """Why no bot can be started here (the sandbox self-test failed), or None."""
     try:
-        sandbox.sandbox_available(limits)
-    except sandbox.SandboxUnavailableError as exc:
+        start.sandbox_available(limits)
+    except start.SandboxUnavailableError as exc:
         return f"sandbox: {exc}"
-    except sandbox.InfrastructureError:
+    except start.InfrastructureError:
         return None  # every slot busy: says nothing about this worker
     except OSError as exc:
         return f"sandbox: {exc}"

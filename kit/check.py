@@ -1,8 +1,8 @@
 """``arbiter check``: the server's package checks, then a few real games, with mistakes in plain words.
 
-The package is archived and validated by ``workers.packages`` exactly as an
+The package is archived and validated by ``workers.packages.archive`` exactly as an
 upload is, unpacked as a worker unpacks it, and played through the referee and
-sandbox the service uses against the reference bots shipped with the kit (``workers/kit/bots``).
+sandbox the service uses against the reference bots shipped with the kit (``kit/bots``).
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import engines
-from workers.conversation import clean_text
-from workers.kit import REFERENCE_BOTS
-from workers.kit.packing import build_run, manifest_read, package_directory
-from workers.limits import SandboxLimits
+from kit import REFERENCE_BOTS
+from kit.packing import build_run, manifest_read, package_directory
 from workers.match import Clock, MatchSpec, SeatStatus
-from workers.packages import PackageError, inspect_package, program_from_directory, unpack_package
-from workers.referee import play_match
-from workers.sandbox import BotProgram
+from workers.packages.archive import PackageError, inspect_package, program_from_directory, unpack_package
+from workers.referee.conversation import clean_text
+from workers.referee.play import play_match
+from workers.sandbox.limits import SandboxLimits
+from workers.sandbox.start import BotProgram
 
 # What each forfeit means for the author, and what usually causes it.
 ADVICE = {

@@ -1,7 +1,7 @@
 """A bot folder on the author's machine: its manifest, its local build, and the archive uploaded.
 
 The archive is made here and then checked with the server's own code
-(``workers.packages``), so what ``arbiter check`` accepts the server accepts.
+(``workers.packages.archive``), so what ``arbiter check`` accepts the server accepts.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from workers import config
-from workers.packages import PackageError
-from workers.slots import stat_fields
+from workers.packages.archive import PackageError
+from workers.sandbox.slots import stat_fields
 
 # Not part of a bot: version control, editor and interpreter leftovers.
 _SKIPPED = {".git", ".hg", ".svn", "__pycache__", "node_modules", ".DS_Store", ".idea", ".vscode"}

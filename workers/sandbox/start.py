@@ -1,9 +1,9 @@
 """Starting one bot in a bubblewrap sandbox, measuring it, and killing all of it.
 
 Each running bot gets a slot: an unprivileged uid/gid (``first_uid + n``) that
-no other bot uses at the same time, locked machine-wide (``workers.slots``),
-and that slot's control group (``workers.botgroup``), which holds every
-process the bot ever starts.  The launch chain (``workers.launch``) is::
+no other bot uses at the same time, locked machine-wide (``workers.sandbox.slots``),
+and that slot's control group (``workers.sandbox.group``), which holds every
+process the bot ever starts.  The launch chain (``workers.sandbox.command``) is::
 
     sh (gate, rlimits) -> setpriv --reuid SLOT -> bwrap --unshare-all ... --seccomp FD -> COMMAND
 
@@ -28,16 +28,16 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from workers import containers, launch, launcher, slots, warm
-from workers.botgroup import SlotGroup, prime_migration, slot_group
-from workers.botprocess import BotProcess
-from workers.launcher import BOT_ENV, BotProgram, copy_bot
-from workers.runtimes import runtimes_report
+from workers.sandbox import command, containers, launcher, slots, warm
+from workers.sandbox.group import SlotGroup, prime_migration, slot_group
+from workers.sandbox.launcher import BOT_ENV, BotProgram, copy_bot
+from workers.sandbox.process import BotProcess
+from workers.sandbox.runtimes import runtimes_report
 
 __all__ = ["BOT_ENV", "BotProgram", "capabilities", "copy_bot", "report_at_start", "sandbox_available", "start_bot"]
-from workers.cgroups import CgroupError, GroupBusyError, detect
-from workers.limits import SandboxLimits
-from workers.slots import (
+from workers.sandbox.cgroups import CgroupError, GroupBusyError, detect
+from workers.sandbox.limits import SandboxLimits
+from workers.sandbox.slots import (
     NoFreeSlotError,
     Slot,
     SlotRangeError,
@@ -145,7 +145,7 @@ def capabilities(limits: SandboxLimits) -> dict[str, Any]:
     """
     sandboxed = sandbox_available(limits)
     runtime = ensure_private_dir(limits.runtime_path())
-    plan = launch.plan(limits, sandboxed, runtime, BWRAP)
+    plan = command.plan(limits, sandboxed, runtime, BWRAP)
     gaps = []
     if not sandboxed:
         gaps.append("no bubblewrap: bots run unsandboxed (ARBITER_ALLOW_UNSANDBOXED)")
@@ -217,8 +217,8 @@ def start_bot(
     become_subreaper()
     try:
         runtime = ensure_private_dir(limits.runtime_path())
-        plan = launch.plan(limits, sandboxed, runtime, BWRAP)
-    except launch.ToolMissingError as exc:
+        plan = command.plan(limits, sandboxed, runtime, BWRAP)
+    except command.ToolMissingError as exc:
         raise SandboxUnavailableError(str(exc)) from None
     except OSError as exc:
         raise InfrastructureError(f"sandbox runtime directory unusable: {exc}") from exc
@@ -237,7 +237,7 @@ def start_bot(
     return proc
 
 
-def _cold_launcher(plan: launch.LaunchPlan, runtime: Path, limits: SandboxLimits) -> warm.Launcher:
+def _cold_launcher(plan: command.LaunchPlan, runtime: Path, limits: SandboxLimits) -> warm.Launcher:
     """A launcher started now: slot, group (moved into it while other work goes on), process."""
     slot, group = _acquire(plan, limits) if os.geteuid() == 0 else (None, None)
     try:
@@ -254,7 +254,7 @@ def _cold_launcher(plan: launch.LaunchPlan, runtime: Path, limits: SandboxLimits
         raise InfrastructureError(f"could not start a bot: {exc}") from exc
 
 
-def _slot_and_group(plan: launch.LaunchPlan, limits: SandboxLimits, *, wait_s: float) -> tuple[Slot, SlotGroup | None]:
+def _slot_and_group(plan: command.LaunchPlan, limits: SandboxLimits, *, wait_s: float) -> tuple[Slot, SlotGroup | None]:
     """A free slot with its control group emptied and set (no group without control groups).
 
     A group that will not empty holds zombies only their parent can reap (the
@@ -279,7 +279,7 @@ def _slot_and_group(plan: launch.LaunchPlan, limits: SandboxLimits, *, wait_s: f
     raise NoFreeSlotError(f"every sandbox slot from uid {limits.first_uid} is held back or busy")
 
 
-def _warm_launcher(plan: launch.LaunchPlan, runtime: Path, limits: SandboxLimits) -> warm.Launcher | None:
+def _warm_launcher(plan: command.LaunchPlan, runtime: Path, limits: SandboxLimits) -> warm.Launcher | None:
     """A launcher for later, in a slot free right now (None when there is none)."""
     try:
         slot, group = _slot_and_group(plan, limits, wait_s=0)
@@ -292,7 +292,7 @@ def _warm_launcher(plan: launch.LaunchPlan, runtime: Path, limits: SandboxLimits
         raise
 
 
-def _acquire(plan: launch.LaunchPlan, limits: SandboxLimits) -> tuple[Slot, SlotGroup | None]:
+def _acquire(plan: command.LaunchPlan, limits: SandboxLimits) -> tuple[Slot, SlotGroup | None]:
     if plan.cgroups.usable:
         prime_migration(plan.cgroups)
     try:

@@ -15,7 +15,7 @@ the slot's control group and onto the match's CPU first, so that nothing the
 bot ever starts is outside them.  Then it applies the rlimits and runs the
 launch file the worker wrote for this bot, which execs ``setpriv``.  Because
 the launcher's own command line says nothing about the bot, it can be started
-and moved into its group ahead of time (``workers.warm``): moving a process
+and moved into its group ahead of time (``workers.sandbox.warm``): moving a process
 between groups waits for an RCU grace period, which a waiting launcher has
 already paid.
 """
@@ -32,11 +32,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import engines
-from workers import procmask, seccomp
-from workers.cgroups import CgroupSupport, detect
-from workers.cpus import worker_cpus
-from workers.limits import SandboxLimits
-from workers.mounts import can_mount
+from workers.sandbox import procmask, seccomp
+from workers.sandbox.cgroups import CgroupSupport, detect
+from workers.sandbox.cpus import worker_cpus
+from workers.sandbox.limits import SandboxLimits
+from workers.sandbox.mounts import can_mount
 
 # Harmless parts of /etc that toolchains need (dynamic linker cache, alternatives symlinks).
 _ETC_WHITELIST = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime")

@@ -1,6 +1,6 @@
 """The referee: plays one match between sandboxed bots over the JSON-lines protocol.
 
-It starts every bot in its sandbox, runs the protocol (``workers.conversation``)
+It starts every bot in its sandbox, runs the protocol (``workers.referee.conversation``)
 turn by turn on the engine's state, and ends the match at the first fault of
 any seat as that seat's forfeit (see ``docs/bots.md``); everything a bot
 started is killed when the match ends.  Problems of the service itself raise
@@ -9,7 +9,7 @@ ExternalKillError, says that something outside the sandbox killed a bot
 (another installation, an operator, the machine's out-of-memory killer).
 
 The bots of one match share one CPU, leased for the match
-(``workers.cpus``), so that concurrent matches of a worker keep apart.
+(``workers.sandbox.cpus``), so that concurrent matches of a worker keep apart.
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import engines
-from workers.botprocess import BotProcess
-from workers.conversation import BotPipes, Conversation, SeatFault, clean_text
-from workers.cpus import CpuLease, lease_cpu
-from workers.limits import SandboxLimits
 from workers.match import Clock, MatchRecord, MatchSpec, MoveRecord, SeatRecord, SeatStatus, Termination
-from workers.sandbox import BotProgram, start_bot, uses_cgroups
-from workers.slots import become_subreaper, ensure_private_dir
+from workers.referee.conversation import BotPipes, Conversation, SeatFault, clean_text
+from workers.sandbox.cpus import CpuLease, lease_cpu
+from workers.sandbox.limits import SandboxLimits
+from workers.sandbox.process import BotProcess
+from workers.sandbox.slots import become_subreaper, ensure_private_dir
+from workers.sandbox.start import BotProgram, start_bot, uses_cgroups
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from workers.cgroups import CgroupError, CgroupSupport, GroupBusyError, current_group, group_name, read_text, write_text
+from workers.sandbox.cgroups import (
+    CgroupError,
+    CgroupSupport,
+    GroupBusyError,
+    current_group,
+    group_name,
+    read_text,
+    write_text,
+)
 
 # CPU weight of a bot on move and off move where cpu.idle is missing (v1 shares, v2 weight).
 _WEIGHTS = {1: ("cpu.shares", "1024", "2"), 2: ("cpu.weight", "100", "1")}
@@ -27,7 +35,7 @@ _RECLAIM_ABOVE = 4 << 20
 
 
 class SlotGroup:
-    """One slot's control group in every hierarchy in use (see ``workers.cgroups``)."""
+    """One slot's control group in every hierarchy in use (see ``workers.sandbox.cgroups``)."""
 
     def __init__(self, support: CgroupSupport, uid: int) -> None:
         self.support = support

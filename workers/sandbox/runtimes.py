@@ -12,7 +12,7 @@ import functools
 import shutil
 from collections.abc import Iterable, Sequence
 
-from workers.launcher import BOT_ENV
+from workers.sandbox.launcher import BOT_ENV
 
 # The runtimes the starters of `arbiter new` use, reported by /healthz and the worker's start-up log.
 REPORTED = ("python3", "node", "gcc")

@@ -1,10 +1,10 @@
 """Starting a launcher and handing it a bot: the slot's directory, the copy, the launch file, the gate.
 
-A launcher (``workers.launch``) is started by :func:`spawn`, moved into its
+A launcher (``workers.sandbox.command``) is started by :func:`spawn`, moved into its
 slot's control group, and waits at its gate; :func:`hand_out` gives it a bot:
 fresh ``/tmp`` and ``/dev/shm`` mounts, a copy of the bot, bubblewrap's
-options, the launch file, the CPU, and then opens the gate.  ``workers.warm``
-keeps spawned launchers for later; ``workers.sandbox.start_bot`` uses both.
+options, the launch file, the CPU, and then opens the gate.  ``workers.sandbox.warm``
+keeps spawned launchers for later; ``workers.sandbox.start.start_bot`` uses both.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from workers import launch, mounts, seccomp
-from workers.botgroup import SlotGroup
-from workers.botprocess import BotProcess
-from workers.slots import Slot
-from workers.warm import Launcher
+from workers.sandbox import command, mounts, seccomp
+from workers.sandbox.group import SlotGroup
+from workers.sandbox.process import BotProcess
+from workers.sandbox.slots import Slot
+from workers.sandbox.warm import Launcher
 
 # The only environment a bot (and bwrap itself) ever sees: nothing of the worker's.
 # /usr/bin comes first so that `python3` is the distribution's (docs/bots.md), even where an image
@@ -31,7 +31,7 @@ BOT_ENV = {
     "PATH": "/usr/bin:/bin:/usr/local/bin",
     "LANG": "C.UTF-8",
     "HOME": "/tmp",
-    "PYTHONPATH": launch.ENGINES_MOUNT,
+    "PYTHONPATH": command.ENGINES_MOUNT,
 }
 
 
@@ -39,7 +39,7 @@ def bot_env(sandboxed: bool) -> dict[str, str]:
     """A bot's whole environment; unsandboxed (trusted bots only) the engines are found where they are."""
     env = dict(BOT_ENV)
     if not sandboxed:
-        env["PYTHONPATH"] = str(launch.ENGINES_DIR.parent)
+        env["PYTHONPATH"] = str(command.ENGINES_DIR.parent)
     return env
 
 
@@ -83,7 +83,7 @@ def copy_bot(source: Path, dest: Path) -> None:
 
 
 def spawn(
-    plan: launch.LaunchPlan, runtime: Path, slot: Slot | None, group: SlotGroup | None, nproc: int | None
+    plan: command.LaunchPlan, runtime: Path, slot: Slot | None, group: SlotGroup | None, nproc: int | None
 ) -> Launcher:
     """Start a launcher (it waits at its gate) and move it into ``group``."""
     # A slot's directory lives at a fixed path, kept between bots: only the holder of the slot's
@@ -127,7 +127,7 @@ def spawn(
 
 def hand_out(
     launcher: Launcher,
-    plan: launch.LaunchPlan,
+    plan: command.LaunchPlan,
     program: BotProgram,
     cpu_seconds: int,
     cpu: int | None,
@@ -158,7 +158,7 @@ def hand_out(
     return proc
 
 
-def _write_launch(launcher: Launcher, plan: launch.LaunchPlan, program: BotProgram, botdir: Path, empty: bool) -> None:
+def _write_launch(launcher: Launcher, plan: command.LaunchPlan, program: BotProgram, botdir: Path, empty: bool) -> None:
     """The copy and mounts, bubblewrap's options (into the launcher's memfd) and the launch file."""
     slot, workdir = launcher.slot, launcher.workdir
     _make_workdir(workdir, botdir, program, plan, slot, empty)
@@ -187,7 +187,7 @@ def _write_launch(launcher: Launcher, plan: launch.LaunchPlan, program: BotProgr
 
 
 def _make_workdir(
-    workdir: Path, botdir: Path, program: BotProgram, plan: launch.LaunchPlan, slot: Slot | None, empty: bool
+    workdir: Path, botdir: Path, program: BotProgram, plan: command.LaunchPlan, slot: Slot | None, empty: bool
 ) -> None:
     """Fresh /tmp and /dev/shm mounts in the slot's directory (where the worker may mount), and the copy."""
     limits = plan.limits

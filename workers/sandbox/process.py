@@ -1,6 +1,6 @@
 """A started bot: its pipes, its slot, what it uses, and how to end all of it.
 
-With a control group (``workers.botgroup``) the kernel does the accounting:
+With a control group (``workers.sandbox.group``) the kernel does the accounting:
 CPU time, memory (everything the bot's processes hold, shared memory and
 tmpfs included), whether its own memory limit killed it.  Without one, the
 numbers come from sampling /proc over the bot's process tree.
@@ -18,10 +18,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from workers import deaths, mounts
-from workers.botgroup import SlotGroup
 from workers.match import SeatStatus
-from workers.slots import (
+from workers.sandbox import deaths, mounts
+from workers.sandbox.group import SlotGroup
+from workers.sandbox.slots import (
     KILL_WAIT_S,
     Slot,
     kill_uid,
@@ -182,11 +182,11 @@ class BotProcess:
         return code - 128 if self.sandboxed and code > 128 else None
 
     def limit_hit(self, stderr: bytes, cpu_limit_s: int) -> SeatStatus | None:
-        """``MEMORY_LIMIT`` or ``TIMEOUT`` when a dead bot's end looks like one of its limits (``workers.deaths``)."""
+        """``MEMORY_LIMIT`` or ``TIMEOUT`` when a dead bot's end looks like one of its limits (``deaths``)."""
         return deaths.limit_hit(self, stderr, cpu_limit_s)
 
     def killed_from_outside(self) -> str | None:
-        """Why the bot's death was not its own doing, or None (``workers.deaths``)."""
+        """Why the bot's death was not its own doing, or None (``workers.sandbox.deaths``)."""
         return deaths.killed_from_outside(self)
 
     def poll(self) -> int | None:
@@ -354,7 +354,7 @@ class BotProcess:
         """Close the pipes, delete the per-match copy and give the slot back (after :meth:`kill`).
 
         A slot whose processes the kernel has not confirmed gone is not given back: it stays
-        locked until they are (``workers.slots.quarantine``).
+        locked until they are (``workers.sandbox.slots.quarantine``).
         """
         for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
             try:

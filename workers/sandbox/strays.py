@@ -19,7 +19,7 @@ import os
 import threading
 import time
 
-from workers.slots import children_of, read_proc, stat_fields
+from workers.sandbox.slots import children_of, read_proc, stat_fields
 
 log = logging.getLogger(__name__)
 

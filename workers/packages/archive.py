@@ -27,7 +27,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO
 
 from workers import config
-from workers.sandbox import BotProgram
+from workers.sandbox.start import BotProgram
 
 MAX_FILES = 1000
 MAX_PACKAGE = 50 * 1024 * 1024
@@ -284,7 +284,7 @@ def _command(entries: list[_Entry]) -> tuple[str, ...]:
 
 
 def _build_command(build: object) -> tuple[str, ...]:
-    """bot.json's ``build`` checked: a command the service runs once per version (workers/build.py)."""
+    """bot.json's ``build`` checked: a command the service runs once per version (workers/packages/build.py)."""
     if (
         not isinstance(build, list)
         or not build

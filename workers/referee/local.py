@@ -1,6 +1,6 @@
 """Play bots against each other locally, through the same referee and sandbox as the service.
 
-    python -m workers.play --game gamesup workers/kit/bots/random_bot.py workers/kit/bots/greedy --games 20
+    python -m workers.referee.local --game gamesup kit/bots/random_bot.py kit/bots/greedy --games 20
 
 Bots are paths to a ``.py`` file, a ``.zip`` / ``.tar.gz`` package or a directory
 holding ``bot.json`` or ``main.py``.  Seats are swapped every other game.  Each
@@ -21,12 +21,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import engines
-from workers.conversation import clean_text
-from workers.limits import SandboxLimits
 from workers.match import Clock, MatchRecord, MatchSpec, SeatStatus
-from workers.packages import PackageError, program_from_directory, unpack_package
-from workers.referee import play_match
-from workers.sandbox import BotProgram, InfrastructureError
+from workers.packages.archive import PackageError, program_from_directory, unpack_package
+from workers.referee.conversation import clean_text
+from workers.referee.play import play_match
+from workers.sandbox.limits import SandboxLimits
+from workers.sandbox.start import BotProgram, InfrastructureError
 
 
 def load_bot(path: Path, scratch: Path) -> BotProgram:
@@ -164,7 +164,7 @@ def _report_total(points: list[float], names: list[str], statuses: dict[str, int
         print(f"forfeits: {key} x{count}")
 
 
-def main(argv: Sequence[str] | None = None, prog: str = "python -m workers.play") -> int:
+def main(argv: Sequence[str] | None = None, prog: str = "python -m workers.referee.local") -> int:
     """Run the command line; returns the process exit status."""
     parser = _parser(prog)
     args = parser.parse_args(argv)

@@ -2,7 +2,7 @@
 
 arbiter new gamesup mybot --lang python
 arbiter check mybot
-arbiter play --game gamesup mybot workers/kit/bots/greedy --games 20
+arbiter play --game gamesup mybot kit/bots/greedy --games 20
 arbiter login --server http://localhost:8000 --username ada
 arbiter upload mybot
 arbiter status
@@ -17,15 +17,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from workers import play
-from workers.kit import client
-from workers.kit.check import bot_check
-from workers.kit.packing import manifest_read, package_directory
-from workers.kit.starter import LANGUAGES, starter_name, starter_write
+from kit import client
+from kit.check import bot_check
+from kit.packing import manifest_read, package_directory
+from kit.starter import LANGUAGES, starter_name, starter_write
 from workers.match import Clock
-from workers.packages import PackageError, inspect_package
-from workers.sandbox import InfrastructureError
-from workers.text import clean_text
+from workers.packages.archive import PackageError, inspect_package
+from workers.referee import local
+from workers.referee.text import clean_text
+from workers.sandbox.start import InfrastructureError
 
 
 def _new(args: argparse.Namespace) -> int:
@@ -145,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["play"]:
-        return play.main(argv[1:], prog="arbiter play")
+        return local.main(argv[1:], prog="arbiter play")
     args = parser_build().parse_args(argv)
     try:
         return int(args.run(args))

@@ -26,12 +26,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 from workers import config
-from workers.botprocess import BotProcess
-from workers.launcher import BotProgram
-from workers.limits import SandboxLimits
-from workers.packages import PackageError, inspect_package, unpack_package
-from workers.sandbox import InfrastructureError, start_bot
-from workers.text import clean_text
+from workers.packages.archive import PackageError, inspect_package, unpack_package
+from workers.referee.text import clean_text
+from workers.sandbox.launcher import BotProgram
+from workers.sandbox.limits import SandboxLimits
+from workers.sandbox.process import BotProcess
+from workers.sandbox.start import InfrastructureError, start_bot
 
 BUILT_FILENAME = "built.tar.gz"
 # The output kept for the author: the end of it, where compilers put the error that stopped them.

@@ -1,6 +1,6 @@
 """A worker's cache of unpacked packages, one directory per package content and entry point.
 
-Matches unpack each bot here once per worker machine; ``workers.package_trim``
+Matches unpack each bot here once per worker machine; ``workers.packages.trim``
 keeps the cache under its size, least recently used first.
 """
 
@@ -11,9 +11,9 @@ import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from workers.package_trim import package_cache_trim, package_touch
-from workers.packages import PackageError, unpack_package
-from workers.sandbox import BotProgram
+from workers.packages.archive import PackageError, unpack_package
+from workers.packages.trim import package_cache_trim, package_touch
+from workers.sandbox.start import BotProgram
 
 
 class PackageUnavailableError(Exception):

@@ -4,9 +4,9 @@ One thread, one ``poll`` loop over every bot's three pipes (all non-blocking):
 writes are buffered and go out only when a pipe is writable, so a bot that
 never reads cannot stall the referee, and stderr is always drained so a bot
 that floods it cannot block either.  A seat's first fault is kept and ends
-the match as that seat's forfeit (``workers.referee``).
+the match as that seat's forfeit (``workers.referee.play``).
 
-Time is charged by ``workers.clock``: a bot pays for the CPU time of its own
+Time is charged by ``workers.referee.clock``: a bot pays for the CPU time of its own
 processes while it is on move, with a wall-clock backstop, and never for time
 the referee itself was not running.  The bot on move gets the CPU; the others
 only what it leaves (their control groups' weight, or nice 19 without one).
@@ -25,12 +25,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from workers.botprocess import BotProcess
-from workers.clock import BotClock
-from workers.limits import SandboxLimits
 from workers.match import Clock, SeatStatus
-from workers.sandbox import ExternalKillError
-from workers.text import clean_text, parse_line, short_text
+from workers.referee.clock import BotClock
+from workers.referee.text import clean_text, parse_line, short_text
+from workers.sandbox.limits import SandboxLimits
+from workers.sandbox.process import BotProcess
+from workers.sandbox.start import ExternalKillError
 
 __all__ = ["BotPipes", "Conversation", "SeatFault", "clean_text", "parse_line"]
 
@@ -191,7 +191,7 @@ class Conversation:
         """Serve every pipe until ``done()``, a fault (if asked), ``deadline``, or every clock is out.
 
         ``done`` is checked at least every ``tick`` seconds, also when no pipe has news.  Each
-        clock is told after every wait how long the referee meant to wait (``workers.clock``).
+        clock is told after every wait how long the referee meant to wait (``workers.referee.clock``).
         """
         while not done():
             if stop_on_fault and any(c.fault for c in self.conns):

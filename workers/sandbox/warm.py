@@ -24,8 +24,8 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
 
-from workers.botgroup import SlotGroup
-from workers.slots import Slot
+from workers.sandbox.group import SlotGroup
+from workers.sandbox.slots import Slot
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,7 @@
 """What every app's admin shares: read-only history, small tables, links to the public pages.
 
-Reads go through the selectors, like the pages'.
+A toolkit below the apps: it imports none of them (``tests/test_layers.py``).  An
+object's public page is its model's ``get_absolute_url()``.
 """
 
 from __future__ import annotations
@@ -10,39 +11,16 @@ from typing import Any
 from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
-from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from tournaments.bots.models import Bot
-from tournaments.competitions.models import Tournament
 from tournaments.errors import ServiceError
-from tournaments.matches.models import Match
-from tournaments.ratings.selectors import rating_history
-from tournaments.web.charts import rating_charts
-
-_PAGES = {Tournament: "web-tournament", Bot: "web-bot", Match: "web-match"}
 
 
 def public_url(obj: Any) -> str:
-    """The public page of a tournament, bot or match (the admin's "View on site"); "" for other objects."""
-    name = _PAGES.get(type(obj))
-    return reverse(name, args=[obj.pk]) if name and obj.pk else ""
-
-
-@admin.display(description="Rating history")
-def bot_rating_chart(model_admin: Any, obj: Bot) -> SafeString | str:
-    """Every pool's Elo chart of the bot, as on its public page."""
-    if obj is None or obj.pk is None:
-        return "-"
-    charts = rating_charts(rating_history(bot=obj))
-    if not charts:
-        return "No rated games yet."
-    return format_html_join(
-        "",
-        '<figure style="margin:0 0 1em"><figcaption><code>{}</code>: {} rated games, now {}</figcaption>{}</figure>',
-        ((c["pool"], c["changes"], f"{c['last']:.1f}", c["svg"]) for c in charts),
-    )
+    """The public page of an object whose model has one (the admin's "View on site"); "" otherwise."""
+    page = getattr(obj, "get_absolute_url", None)
+    return str(page()) if page is not None and obj.pk else ""
 
 
 class ReadOnlyInline(admin.TabularInline):
