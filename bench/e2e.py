@@ -83,13 +83,14 @@ def _run_tournament(owner: Any, bot_ids: list[int], matches: int, log: Path) -> 
     from django.db.models import Max
 
     from tournaments.competitions.services.tournaments import tournament_start
+    from tournaments.dbclock import db_clock
 
     tournament = _tournament(owner, bot_ids, matches)
-    start_wall = time.time()
+    started = db_clock()  # finish times are the database's: measured from its clock, not this host's
     tournament_start(tournament=tournament, user=owner)
     _wait_done(tournament.id, log)
     last = tournament.matches.aggregate(last=Max("finished_at"))["last"]
-    return last.timestamp() - start_wall, tournament
+    return (last - started).total_seconds(), tournament
 
 
 # -- the baseline: the referee alone -----------------------------------------------------

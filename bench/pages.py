@@ -61,12 +61,12 @@ def __getattr__(name: str) -> Any:
 def populate(bots: int, seed: int = 1) -> dict[str, Any]:
     """Fill the database; returns the ids the pages need."""
     from django.contrib.auth import get_user_model
-    from django.utils import timezone
 
     from engines import get_engine
     from tournaments.bots.models import Bot, BotVersion
     from tournaments.competitions.models import Participant, Tournament
     from tournaments.competitions.plans import round_robin_plan
+    from tournaments.dbclock import db_clock
     from tournaments.games.services import game_sync
     from tournaments.matches.models import Match, MatchSeat
     from tournaments.ratings.models import Rating, RatingChange
@@ -84,7 +84,7 @@ def populate(bots: int, seed: int = 1) -> dict[str, Any]:
             for b in bot_rows
         ]
     )
-    now = timezone.now()
+    now = db_clock()
     tournament = Tournament.objects.create(
         game_id=game, name="bench", owner=owner, options=engine.validate_options({}, 2), seats=2,
         format="double", games_per_pairing=2, rating_pool=pool, status="finished", started=now, finished=now,

@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 from django.test import Client, override_settings
-from django.utils import timezone
 from rest_framework.test import APIClient
 
 from tests.api.conftest import assert_error
 from tournaments.accounts.models import ApiToken
 from tournaments.accounts.usernames import username_skeleton
+from tournaments.dbclock import db_clock
 
 pytestmark = pytest.mark.django_db
 
@@ -55,10 +55,10 @@ def test_tokens_are_hashed_and_expire() -> None:
     key = made.json()["token"]
     stored = ApiToken.objects.get(user_id=made.json()["id"])
     assert key not in (stored.digest, stored.prefix) and len(stored.digest) == 64
-    assert stored.expires_at is not None and stored.expires_at > timezone.now() + datetime.timedelta(days=89)
+    assert stored.expires_at is not None and stored.expires_at > db_clock() + datetime.timedelta(days=89)
     client = APIClient(HTTP_AUTHORIZATION=f"Token {key}")
     assert client.get("/api/users/me/").status_code == 200
-    ApiToken.objects.filter(pk=stored.pk).update(expires_at=timezone.now() - datetime.timedelta(seconds=1))
+    ApiToken.objects.filter(pk=stored.pk).update(expires_at=db_clock() - datetime.timedelta(seconds=1))
     assert_error(client.get("/api/users/me/"), 401, "authentication_failed")
 
 

@@ -94,9 +94,9 @@ def test_daily_limit(user: Any, other: Any, make_bot: Any) -> None:
     # Yesterday's challenges do not count.
     from datetime import timedelta
 
-    from django.utils import timezone
+    from tournaments.dbclock import db_clock
 
-    Challenge.objects.filter(challenger=user).update(created=timezone.now() - timedelta(days=1))
+    Challenge.objects.filter(challenger=user).update(created=db_clock() - timedelta(days=1))
     assert client.post("/api/challenges/", body, format="json").status_code == 201
 
 

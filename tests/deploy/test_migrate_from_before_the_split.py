@@ -30,7 +30,6 @@ import json
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 import datetime
-from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from tournaments.models import Ladder, Match, TournamentSchedule
 from tournaments.services.bots import bot_create, bot_version_create
@@ -63,7 +62,7 @@ for match in Match.objects.filter(tournament=t).order_by("index"):
 performance_refresh(tournament_id=t.id)
 ladder_save(ladder=Ladder(game_id="gamesup", seats=2, options={}, queued_target=2))
 schedule_save(schedule=TournamentSchedule(name="nightly", owner=ada, game_id="gamesup", seats=2, kind="daily",
-                                          at_time=datetime.time(3)), now=timezone.now())
+                                          at_time=datetime.time(3)))
 ladders_top_up()
 challenge_create(challenger=bob, bot_id=bots[1].id, opponent_id=bots[0].id, games=2)
 version_test_create(user=ada, bot_id=bots[0].id, baseline_number=1, max_games=20)

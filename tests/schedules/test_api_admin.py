@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 from django.test import Client
-from django.utils import timezone
 from rest_framework.test import APIClient
 
 from tournaments.competitions.models import Ladder, Tournament, TournamentSchedule
 from tournaments.competitions.services.schedules import schedules_run_due, tournaments_start_due
+from tournaments.dbclock import db_clock
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("games")]
 
@@ -56,7 +56,7 @@ def test_schedules_api(user: Any, staff: Any, make_bot: Any) -> None:
 
 def test_tournament_with_start_time_over_the_api(user: Any, make_bot: Any) -> None:
     make_bot(), make_bot(), make_bot()
-    start_at = timezone.now() + timedelta(minutes=5)
+    start_at = db_clock() + timedelta(minutes=5)
     response = _api(user).post(
         "/api/tournaments/",
         {"game": "gamesup", "name": "later", "all_active": True, "start_at": start_at.isoformat()},
@@ -85,7 +85,7 @@ def test_admin_pages(staff: Any, user: Any, make_bot: Any) -> None:
         game_id="gamesup",
         name="soon",
         bot_ids=[b.id for b in bots],
-        start_at=timezone.now() + timedelta(hours=1),
+        start_at=db_clock() + timedelta(hours=1),
     )
     tournament_create(owner=user, game_id="gamesup", name="plain", bot_ids=[b.id for b in bots])
 

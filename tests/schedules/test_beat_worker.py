@@ -41,7 +41,6 @@ BOTS = """
 import json
 from datetime import timedelta
 from django.contrib.auth import get_user_model
-from django.utils import timezone
 from tournaments.bots.services import bot_create
 from tournaments.games.services import game_sync
 game_sync()
@@ -59,7 +58,8 @@ SCHEDULED = (
 from tournaments.competitions.models import TournamentSchedule
 from tournaments.competitions.services.schedules import edition_name, schedule_save
 from tournaments.competitions.services.tournaments import tournament_create
-now = timezone.now()
+from tournaments.dbclock import db_clock
+now = db_clock()  # the clock the beat compares start_at and next_run with
 clocks = dict(move_ms=1000, game_ms=20000, startup_ms=10000)
 start_at = (now + timedelta(seconds=5)).replace(microsecond=0)
 t = tournament_create(owner=user, game_id="gamesup", name="at five", bot_ids=[b.id for b in bots],

@@ -6,7 +6,6 @@ from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
 import pytest
-from django.utils import timezone
 
 from tests.service.conftest import RANDOM_BOT
 from tournaments.bots.services import bot_create, bot_deactivate, bot_version_create
@@ -19,6 +18,7 @@ from tournaments.competitions.services.schedules import (
     tournaments_start_due,
 )
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
+from tournaments.dbclock import db_clock
 from tournaments.errors import ServiceError
 from tournaments.matches.models import Match
 
@@ -27,7 +27,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("games")]
 
 def test_tournament_starts_itself_when_due_and_only_once(user: Any, make_bot: Any) -> None:
     bots = [make_bot() for _ in range(3)]
-    now = timezone.now()
+    now = db_clock()
     later = tournament_create(
         owner=user, game_id="gamesup", name="later", bot_ids=[b.id for b in bots], start_at=now + timedelta(hours=1)
     )
@@ -59,7 +59,7 @@ def test_all_active_participants_are_taken_at_start(user: Any, other: Any, make_
     hidden = make_bot(owner=other, visibility="private")
     mine_private = make_bot(visibility="private")
     tournament = tournament_create(
-        owner=user, game_id="gamesup", name="everyone", bot_ids=[], all_active=True, start_at=timezone.now()
+        owner=user, game_id="gamesup", name="everyone", bot_ids=[], all_active=True, start_at=db_clock()
     )
     assert not Participant.objects.filter(tournament=tournament).exists()
     # Between creation and start: a new bot, a new version, a retired bot.
@@ -84,7 +84,7 @@ def test_all_active_refuses_a_participant_list(user: Any, make_bot: Any) -> None
 def test_scheduled_tournament_with_nobody_to_play_finishes_empty(user: Any) -> None:
     # Nobody to play: it starts, finds no pairings, and finishes empty.
     empty = tournament_create(owner=user, game_id="gamesup", name="nobody", bot_ids=[], all_active=True)
-    empty.start_at = timezone.now()
+    empty.start_at = db_clock()
     empty.save(update_fields=["start_at"])
     assert tournaments_start_due() == [empty.id]
     empty.refresh_from_db()

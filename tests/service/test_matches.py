@@ -130,7 +130,7 @@ def test_cancel_cancels_queued_matches(duel: Tournament, user: Any, play: Any) -
 def test_stale_running_matches_are_requeued(duel: Tournament) -> None:
     from datetime import timedelta
 
-    from django.utils import timezone
+    from tournaments.dbclock import db_clock
 
     match = duel.matches.order_by("index").first()
     match_claim(match_id=match.id, worker="w")
@@ -138,8 +138,8 @@ def test_stale_running_matches_are_requeued(duel: Tournament) -> None:
     with override_settings(ARBITER_LEASE_S=30, ARBITER_SWEEP_EVERY_S=5):
         # Sweeping every few seconds (a longer gap would be the sweeper's own outage, forgiven for a lease).
         for seconds in (10, 20, 27):
-            assert matches_expire_leases(now=timezone.now() + timedelta(seconds=seconds)) == 0
-        assert matches_expire_leases(now=timezone.now() + timedelta(seconds=35)) == 1
+            assert matches_expire_leases(now=db_clock() + timedelta(seconds=seconds)) == 0
+        assert matches_expire_leases(now=db_clock() + timedelta(seconds=35)) == 1
     match.refresh_from_db()
     assert match.status == "queued"
 

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 from django.test import Client
-from django.utils import timezone
 from rest_framework.test import APIClient
 
 from tests.service.conftest import ranks_by_version
@@ -19,6 +18,7 @@ from tournaments.competitions.selectors.performance import tournament_performanc
 from tournaments.competitions.selectors.standings import tournament_standings
 from tournaments.competitions.services import performance as service
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
+from tournaments.dbclock import db_clock
 
 
 @pytest.fixture
@@ -90,7 +90,7 @@ def test_refresh_stores_a_table_the_selector_uses_while_fresh(user: Any, make_bo
 def test_requests_are_debounced_per_tournament(user: Any, make_bot: Any, sent: list) -> None:
     one = _tournament(user, [make_bot(owner="new") for _ in range(2)])
     two = _tournament(user, [make_bot(owner="new") for _ in range(2)])
-    now = timezone.now()
+    now = db_clock()
     assert service.performance_request_refit(tournament_id=one.id, now=now)
     assert not service.performance_request_refit(tournament_id=one.id, now=now + timedelta(seconds=10))
     assert service.performance_request_refit(tournament_id=two.id, now=now + timedelta(seconds=10))

@@ -21,7 +21,6 @@ from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -29,6 +28,7 @@ from rest_framework.utils.encoders import JSONEncoder
 
 from tournaments.accounts.models import IdempotentRequest
 from tournaments.api.errors import error_body
+from tournaments.dbclock import db_now
 
 HEADER = "Idempotency-Key"
 MAX_KEY = 200
@@ -54,7 +54,7 @@ def idempotent(view: View) -> View:
         if len(key) > MAX_KEY:
             message = f"{HEADER} is longer than {MAX_KEY} characters."
             return Response(error_body("invalid", message), status=status.HTTP_400_BAD_REQUEST)
-        expired = timezone.now() - timedelta(hours=settings.ARBITER_IDEMPOTENCY_TTL_H)
+        expired = db_now() - timedelta(hours=settings.ARBITER_IDEMPOTENCY_TTL_H)
         IdempotentRequest.objects.filter(user=user, created__lt=expired).delete()
         with transaction.atomic():
             try:

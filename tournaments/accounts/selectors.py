@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Q
-from django.utils import timezone
 
 from tournaments.accounts.models import ApiToken
 from tournaments.accounts.services import token_digest
+from tournaments.dbclock import db_now
 
 
 def token_list(*, user: Any) -> list[ApiToken]:
@@ -18,5 +18,5 @@ def token_list(*, user: Any) -> list[ApiToken]:
 
 def token_find(*, key: str) -> ApiToken | None:
     """The live (unexpired) token whose key is ``key``, with its user; None when there is none."""
-    live = Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now())
+    live = Q(expires_at__isnull=True) | Q(expires_at__gt=db_now())
     return ApiToken.objects.select_related("user").filter(live, digest=token_digest(key=key)).first()

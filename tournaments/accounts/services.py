@@ -14,10 +14,10 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 
 from tournaments.accounts.models import ApiToken, UsernameClaim
 from tournaments.accounts.usernames import username_normalise, username_skeleton
+from tournaments.dbclock import db_clock
 from tournaments.errors import ConflictError, ForbiddenError, ServiceError
 
 USERNAME_RE = re.compile(r"^[\w.@+-]{1,150}$")
@@ -35,7 +35,7 @@ def token_create(*, user: Any) -> tuple[ApiToken, str]:
     """
     key = secrets.token_hex(20)
     ttl = settings.ARBITER_TOKEN_TTL_DAYS
-    expires = timezone.now() + datetime.timedelta(days=ttl) if ttl > 0 else None
+    expires = db_clock() + datetime.timedelta(days=ttl) if ttl > 0 else None
     token = ApiToken.objects.create(user=user, digest=token_digest(key=key), prefix=key[:8], expires_at=expires)
     return token, key
 

@@ -8,7 +8,6 @@ from django.contrib import admin, messages
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.http import HttpRequest
-from django.utils import timezone
 from django.utils.safestring import SafeString
 
 from tournaments.admin_kit import HistoryAdmin, PublicPageMixin, ReadOnlyInline, ServiceCheckedForm, html_table
@@ -184,7 +183,7 @@ class TournamentScheduleAdmin(admin.ModelAdmin):
     def save_model(self, request: HttpRequest, obj: TournamentSchedule, form: Any, change: bool) -> None:
         if not change:
             obj.owner = cast(User, request.user)  # only staff reach the admin
-        schedule_save(schedule=obj, now=timezone.now())
+        schedule_save(schedule=obj)
 
     @admin.display(description="Recent editions")
     def recent_editions(self, obj: TournamentSchedule) -> SafeString:

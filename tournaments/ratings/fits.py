@@ -25,8 +25,8 @@ from typing import cast
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Sum
-from django.utils import timezone
 
+from tournaments.dbclock import db_clock
 from tournaments.games.selectors import game_has_first_mover
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.ratings.models import PoolFit, PoolFitEntry, Rating
@@ -94,7 +94,7 @@ def pool_fit_refresh(*, pool: str) -> PoolFit:
         row, _ = PoolFit.objects.update_or_create(
             pool=pool,
             defaults={
-                "fitted_at": timezone.now(),
+                "fitted_at": db_clock(),  # a value: the returned row is read
                 "games_total": games_total,
                 "matches": len(games),
                 "players": len(entries),

@@ -15,12 +15,12 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.utils import timezone
 
 from engines import get_engine
 from tournaments.bots.models import Bot, BotVersion
 from tournaments.bots.selectors import version_current
 from tournaments.competitions.models import Challenge, ChallengeMatch
+from tournaments.dbclock import db_clock
 from tournaments.errors import ForbiddenError, ServiceError
 from tournaments.games.config import game_config_check
 from tournaments.matches.clocks import clock_check
@@ -57,7 +57,7 @@ def _day_start(now: datetime) -> datetime:
 
 def challenges_left_today(*, user: Any, now: datetime | None = None) -> int:
     """How many more challenges ``user`` may create before the UTC day ends."""
-    now = now or timezone.now()
+    now = now or db_clock()  # a value: the UTC day is taken from it
     used = Challenge.objects.filter(challenger_id=user.id, created__gte=_day_start(now)).count()
     return max(0, settings.ARBITER_CHALLENGES_PER_DAY - used)
 

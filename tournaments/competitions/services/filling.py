@@ -15,12 +15,12 @@ import logging
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, F
-from django.utils import timezone
 
 from tournaments.bots.models import Bot
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.services.tournaments import tournament_matches_insert
 from tournaments.competitions.services.withdrawals import withdrawn_in
+from tournaments.dbclock import db_now
 from tournaments.matches.life import matches_enqueue
 from tournaments.matches.models import Match
 
@@ -44,7 +44,7 @@ def tournament_matches_fill(*, tournament_id: int) -> int:
             # A bot withdrawn since the start does not play the games still to come.
             gone = Bot.objects.filter(withdrawn_in(tournament=tournament)).values("id")
             Match.objects.filter(id__in=ids, match_seats__bot_version__bot_id__in=gone).update(
-                status=Match.Status.CANCELLED, finished_at=timezone.now()
+                status=Match.Status.CANCELLED, finished_at=db_now()
             )
             queued = list(Match.objects.filter(id__in=ids, status=Match.Status.QUEUED).values_list("id", flat=True))
             matches_enqueue(match_ids=queued)

@@ -28,7 +28,6 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
 from engines import get_engine
 from tournaments.competitions.models import Ladder
@@ -38,6 +37,7 @@ from tournaments.competitions.selectors.ladders import (
     ladder_queued_count,
     other_work_queued_count,
 )
+from tournaments.dbclock import db_clock
 from tournaments.errors import ServiceError
 from tournaments.games.config import game_config_check
 from tournaments.games.models import Game
@@ -123,7 +123,7 @@ def ladder_top_up(*, ladder_id: int, now: datetime | None = None, rng: random.Ra
     The conditional UPDATE on the ladder row is the lock: a second top-up of
     the same ladder waits for this transaction, then counts what it queued.
     """
-    now = now or timezone.now()
+    now = now or db_clock()
     rng = rng or random.Random()
     created: list[Match] = []
     with transaction.atomic():

@@ -11,10 +11,10 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.utils import timezone
 
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.plans import round_robin_size
+from tournaments.dbclock import db_now
 from tournaments.errors import LimitError, ServiceError
 from tournaments.matches.models import Match
 
@@ -88,7 +88,7 @@ def tournament_rate_check(*, owner: Any) -> None:
     if getattr(owner, "is_staff", False):
         return
     most = settings.ARBITER_TOURNAMENTS_PER_HOUR
-    since = timezone.now() - timedelta(hours=1)
+    since = db_now() - timedelta(hours=1)  # in the query: no round trip for the clock
     made = Tournament.objects.filter(owner_id=owner.id, created__gte=since, schedule__isnull=True).count()
     if made >= most:
         raise LimitError(

@@ -13,8 +13,8 @@ matches.  A result committed before that clear is seen by the task's read;
 a result whose request comes after the clear finds no pending request and
 sends a new task.  Both steps are single conditional UPDATEs, so several
 worker processes can race on them safely.  Duplicate tasks are harmless:
-a refit is idempotent.  The window uses the Python clock: skew between
-hosts only shifts when a refit runs, never whether a result is included.
+a refit is idempotent.  The window is on the database's clock, like every
+stamp (tournaments/dbclock.py).
 """
 
 from __future__ import annotations
@@ -25,12 +25,12 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Q
-from django.utils import timezone
 
 from tournaments.competitions.models import PerformanceFit, Tournament
 from tournaments.competitions.selectors.performance import performance_compute
 from tournaments.competitions.selectors.standings import tournament_standings
 from tournaments.competitions.tasks import performance_refit
+from tournaments.dbclock import db_now
 from tournaments.matches.models import Match
 
 logger = logging.getLogger(__name__)
@@ -58,8 +58,7 @@ def performance_refresh(*, tournament_id: int) -> PerformanceFit:
     PerformanceFit.objects.filter(pk=row.pk).update(requested_at=None)
     order = [r["bot_version"] for r in tournament_standings(tournament=tournament, performance=False)]
     payload = performance_compute(tournament=tournament, order=order)
-    now = timezone.now()
-    PerformanceFit.objects.filter(pk=row.pk).update(payload=payload, computed_at=now, matches=payload["matches"])
+    PerformanceFit.objects.filter(pk=row.pk).update(payload=payload, computed_at=db_now(), matches=payload["matches"])
     row.refresh_from_db()
     return row
 
@@ -71,13 +70,15 @@ def performance_request_refit(*, tournament_id: int, pool: str | None = None, no
     the ``pool`` known (a recorded match's), the usual case is one UPDATE: the
     table row exists from the tournament's first result on.
     """
-    now = now or timezone.now()
+    # In the UPDATEs, not read first: every recorded tournament match comes here, and a
+    # statement more per match is a statement more for every worker (tests/service/test_statements.py).
+    at = db_now() if now is None else now
     delay = _debounce()
-    due = Q(requested_at__isnull=True) | Q(requested_at__lte=now - delay)
+    due = Q(requested_at__isnull=True) | Q(requested_at__lte=at - delay)
     claimed = 0
     if pool is not None:
         rows = PerformanceFit.objects.filter(tournament_id=tournament_id, pool=pool)
-        claimed = rows.filter(due).update(requested_at=now)
+        claimed = rows.filter(due).update(requested_at=at)
         if not claimed and rows.exists():
             return False  # a refit asked for moments ago is on its way and will include this result
     if not claimed:
@@ -85,7 +86,7 @@ def performance_request_refit(*, tournament_id: int, pool: str | None = None, no
         if tournament is None:
             return False
         row = _row(tournament)
-        claimed = PerformanceFit.objects.filter(pk=row.pk).filter(due).update(requested_at=now)
+        claimed = PerformanceFit.objects.filter(pk=row.pk).filter(due).update(requested_at=at)
     if not claimed:
         return False
     _send(tournament_id=tournament_id, countdown=delay.total_seconds())

@@ -8,7 +8,9 @@ the work, so two beat processes (or one beat's overlapping runs) never
 start a tournament twice nor create an edition twice: the second UPDATE
 waits for the first transaction and then matches no row.
 
-Times are UTC throughout.
+Times are UTC throughout, on the database's clock (tournaments/dbclock.py): the
+beat on any host compares ``start_at`` and ``next_run`` with the same clock
+that computed them.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from tournaments.competitions.services.tournaments import (
     tournament_create,
     tournament_start,
 )
+from tournaments.dbclock import db_clock
 from tournaments.errors import ServiceError
 from tournaments.games.config import game_config_check
 from tournaments.games.models import Game
@@ -182,7 +185,7 @@ def schedule_clean(*, schedule: TournamentSchedule) -> None:
         schedule.weekday = None
     # Raises for a missing time, weekday or a cron expression that never matches.
     schedule_next_run(
-        kind=schedule.kind, after=timezone.now(), at_time=schedule.at_time, weekday=schedule.weekday, cron=schedule.cron
+        kind=schedule.kind, after=db_clock(), at_time=schedule.at_time, weekday=schedule.weekday, cron=schedule.cron
     )
 
 
@@ -192,7 +195,7 @@ def schedule_save(*, schedule: TournamentSchedule, now: datetime | None = None) 
     A disabled schedule keeps no ``next_run``, so the beat ignores it.
     """
     schedule_clean(schedule=schedule)
-    now = now or timezone.now()
+    now = now or db_clock()
     schedule.next_run = (
         schedule_next_run(
             kind=schedule.kind, after=now, at_time=schedule.at_time, weekday=schedule.weekday, cron=schedule.cron
@@ -213,7 +216,7 @@ def tournament_start_scheduled(*, tournament_id: int, now: datetime | None = Non
     The conditional UPDATE is the claim: of two callers, the second waits for
     the first's transaction and then finds the tournament started.
     """
-    now = now or timezone.now()
+    now = now or db_clock()
     try:
         with transaction.atomic():
             claimed = Tournament.objects.filter(
@@ -234,7 +237,7 @@ def tournament_start_scheduled(*, tournament_id: int, now: datetime | None = Non
 
 def tournaments_start_due(*, now: datetime | None = None) -> list[int]:
     """Start every draft tournament whose ``start_at`` has passed; returns the ids started here."""
-    now = now or timezone.now()
+    now = now or db_clock()
     due = Tournament.objects.filter(status=Tournament.Status.DRAFT, start_at__lte=now, started__isnull=True)
     started = []
     for tournament_id in due.order_by("start_at", "id").values_list("id", flat=True):
@@ -254,7 +257,7 @@ def schedule_run(*, schedule_id: int, now: datetime | None = None) -> Tournament
     one edition.  The edition is then started straight away (were that to
     fail, its ``start_at`` lets ``tournaments_start_due`` start it later).
     """
-    now = now or timezone.now()
+    now = now or db_clock()
     with transaction.atomic():
         schedule = TournamentSchedule.objects.select_related("owner").filter(pk=schedule_id).first()
         if schedule is None or not schedule.enabled or schedule.next_run is None or schedule.next_run > now:
@@ -293,7 +296,7 @@ def schedule_run(*, schedule_id: int, now: datetime | None = None) -> Tournament
 
 def schedules_run_due(*, now: datetime | None = None) -> list[int]:
     """Create and start the due edition of every enabled schedule; returns the new tournaments' ids."""
-    now = now or timezone.now()
+    now = now or db_clock()
     due = TournamentSchedule.objects.filter(enabled=True, next_run__lte=now).order_by("next_run", "id")
     created = []
     for schedule_id in due.values_list("id", flat=True):

@@ -9,7 +9,6 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
-from django.utils import timezone
 
 from engines import get_engine
 from tournaments.bots.models import Bot, BotVersion
@@ -24,6 +23,7 @@ from tournaments.competitions.services.limits import (
     tournament_rate_check,
 )
 from tournaments.competitions.tasks import tournament_fill
+from tournaments.dbclock import db_clock, db_now
 from tournaments.errors import ConflictError, ForbiddenError, ServiceError
 from tournaments.games.config import game_config_check
 from tournaments.games.models import Game
@@ -299,7 +299,7 @@ def tournament_start(*, tournament: Tournament, user: Any) -> Tournament:
         match_ids, planned = _matches_schedule(tournament=locked)
         locked.planned = planned
         locked.status = Tournament.Status.RUNNING if planned else Tournament.Status.FINISHED
-        locked.started = timezone.now()
+        locked.started = db_clock()  # a value: the caller reads the tournament back
         if not planned:
             locked.finished = locked.started
         locked.save(update_fields=["status", "started", "finished", "planned"])
@@ -326,7 +326,7 @@ def tournament_cancel(*, tournament: Tournament, user: Any) -> Tournament:
         locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
         if locked.status not in (Tournament.Status.DRAFT, Tournament.Status.RUNNING):
             raise ConflictError(f"The tournament is already {locked.status}.", code="not_cancellable")
-        now = timezone.now()
+        now = db_clock()  # a value: the cancelled tournament is returned with its finish time
         Match.objects.filter(tournament=locked, status=Match.Status.QUEUED).update(
             status=Match.Status.CANCELLED, finished_at=now
         )
@@ -368,7 +368,7 @@ def tournament_finish_if_done(*, tournament_id: int) -> None:
     if matches.count() < planned:
         return  # the rest of a big round robin is still being inserted
     Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.RUNNING).update(
-        status=Tournament.Status.FINISHED, finished=timezone.now()
+        status=Tournament.Status.FINISHED, finished=db_now()
     )
 
 

@@ -47,7 +47,7 @@ from tournaments.bots.models import Bot, BotVersion
 from tournaments.bots.selectors import version_current, version_unplayable
 from tournaments.competitions.models import VersionTest, VersionTestMatch
 from tournaments.competitions.selectors.version_tests import version_test_sprt
-from tournaments.dbclock import db_now
+from tournaments.dbclock import db_clock
 from tournaments.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
 from tournaments.games.config import game_config_check
 from tournaments.matches.clocks import clock_check
@@ -267,7 +267,7 @@ def _pairs(test: VersionTest) -> tuple[list[tuple[float, float]], int, int]:
 
 def _stop(test: VersionTest, status: str) -> int:
     """Set the final status and cancel the test's queued matches; returns how many were cancelled."""
-    now = db_now()
+    now = db_clock()  # a value, not Now(): the test is returned (or read) with its finish time
     test.status = status
     test.finished = now
     test.save(update_fields=["status", "finished"])

@@ -5,11 +5,11 @@ from __future__ import annotations
 import logging
 
 from django.db.models import Q
-from django.utils import timezone
 
 from tournaments.bots.models import Bot
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.services.tournaments import tournament_finish_if_done
+from tournaments.dbclock import db_now
 from tournaments.matches.models import Match
 
 logger = logging.getLogger(__name__)
@@ -40,7 +40,7 @@ def tournament_bot_withdrawn(bot: Bot) -> None:
     # Tournament rows first, in id order, as a recording does: no deadlock with a worker.
     list(Tournament.objects.select_for_update().filter(id__in=tournament_ids).order_by("id").values_list("id"))
     cancelled = Match.objects.filter(id__in=ids, status=Match.Status.QUEUED).update(
-        status=Match.Status.CANCELLED, finished_at=timezone.now()
+        status=Match.Status.CANCELLED, finished_at=db_now()
     )
     logger.info("bot %s withdrawn: %d queued tournament match(es) cancelled", bot.pk, cancelled)
     for tournament_id in sorted(tournament_ids):
