@@ -15,8 +15,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from tests.ci import need
 from tests.live import ProcessSet, wait_for
-from tests.live.fixtures import need
 
 SLOW_BOT = (Path(__file__).parent / "bots" / "slow_bot.py").read_text()
 

@@ -21,9 +21,10 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from tests.ci import need
 from tests.faults.harness import FAST_SETTINGS, Cluster, have_sandbox, wait_for
 from tests.live import celery_argv
-from tests.live.fixtures import LiveFactory, need
+from tests.live.fixtures import LiveFactory
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 
