@@ -12,7 +12,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from tests.live import ROOT, wait_for
+from tests.live import ROOT
+from tests.waiting import wait_for
 
 SUPERVISE = ROOT / "scripts" / "supervise.sh"
 # Writes its pid on start and on SIGTERM, then exits.

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from tests.ci import need
-from tests.live import ProcessSet, wait_for
+from tests.live import ProcessSet
+from tests.waiting import wait_for
 
 SLOW_BOT = (Path(__file__).parent / "bots" / "slow_bot.py").read_text()
 

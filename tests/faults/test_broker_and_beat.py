@@ -13,9 +13,10 @@ import time
 
 import pytest
 
-from tests.faults.harness import Cluster, have_sandbox, wait_for
+from tests.faults.harness import Cluster, have_sandbox
 from tests.faults.test_recovery_clocks import DEFAULT_CLOCKS, PROMISE_S, _now, _seat_statuses
 from tests.live.fixtures import LiveFactory
+from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 

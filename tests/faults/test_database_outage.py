@@ -17,8 +17,9 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.faults.harness import Cluster, wait_for
+from tests.faults.harness import Cluster
 from tests.faults.tcpproxy import TcpProxy
+from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 

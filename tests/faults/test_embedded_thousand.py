@@ -25,10 +25,11 @@ from typing import Any
 
 import pytest
 
-from tests.faults.harness import Cluster, have_sandbox, wait_for
+from tests.faults.harness import Cluster, have_sandbox
 from tests.faults.test_recovery_clocks import DEFAULT_CLOCKS
 from tests.live.fixtures import LiveFactory
 from tests.live.process import ROOT, celery_argv
+from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.slow]
 

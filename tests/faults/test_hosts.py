@@ -26,8 +26,10 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.faults.harness import Cluster, need, wait_for
+from tests.ci import need
+from tests.faults.harness import Cluster
 from tests.live.services import with_database
+from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 

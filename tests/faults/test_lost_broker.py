@@ -13,7 +13,8 @@ import time
 
 import pytest
 
-from tests.faults.harness import Cluster, wait_for
+from tests.faults.harness import Cluster
+from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 

@@ -18,8 +18,9 @@ from typing import Any
 
 import pytest
 
-from tests.faults.harness import FAST_SETTINGS, Cluster, have_sandbox, wait_for
+from tests.faults.harness import FAST_SETTINGS, Cluster, have_sandbox
 from tests.live.fixtures import LiveFactory
+from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 

@@ -13,8 +13,9 @@ import time
 
 import pytest
 
-from tests.faults.harness import FAST_SETTINGS, Cluster, have_sandbox, wait_for
+from tests.faults.harness import FAST_SETTINGS, Cluster, have_sandbox
 from tests.live.fixtures import LiveFactory
+from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 

@@ -7,12 +7,12 @@ import struct
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.referee.support import FAST, make_limits, random_bot, require_cgroups, survivors
+from tests.waiting import wait_for
 from workers.match import MatchSpec
 from workers.referee.play import play_match
 from workers.sandbox import seccomp
@@ -63,9 +63,7 @@ def test_kill_uid_kills_detached_processes(limits: SandboxLimits) -> None:
         ["setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups", "/usr/bin/python3", "-c", script],
         start_new_session=True,
     )
-    deadline = time.monotonic() + 5
-    while len(pids_of_uid(uid)) < 2 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_for(lambda: len(pids_of_uid(uid)) >= 2, 5, "the process and its detached child", every=0.01)
     assert len(pids_of_uid(uid)) == 2
     assert kill_uid(uid)
     proc.wait(5)
@@ -179,10 +177,7 @@ def test_a_slot_holding_zombies_is_held_back_and_the_bot_starts_in_another(
     group.attach(leftover.pid)
     assert leftover.stdin is not None
     leftover.stdin.close()  # it ends once it is in the group
-    deadline = time.monotonic() + 10
-    while Path(f"/proc/{leftover.pid}/stat").read_text().split()[2] != "Z":
-        assert time.monotonic() < deadline, "cat never exited"
-        time.sleep(0.01)
+    wait_for(lambda: Path(f"/proc/{leftover.pid}/stat").read_text().split()[2] == "Z", 10, "cat to exit", every=0.01)
     assert not group.empty()
     held_back = slots.incidents["slot_quarantined"]
     try:

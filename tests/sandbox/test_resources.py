@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from tests.referee.support import make_limits, random_bot, require_cgroups, survivors
+from tests.waiting import wait_for
 from workers.match import Clock, MatchRecord, MatchSpec
 from workers.referee.play import play_match
 from workers.sandbox.cpus import lease_cpu
@@ -79,10 +80,7 @@ def test_memory_no_process_maps_is_counted(
     assert record.ranks == [2, 1] and tagged(record, 0, "HELD") == []
     assert survivors() == {}
     # The memory went back: shared memory lives on until its IPC namespace is torn down.
-    deadline = time.monotonic() + 10
-    while host_shmem_mib() > before + 64 and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert host_shmem_mib() <= before + 64
+    wait_for(lambda: host_shmem_mib() <= before + 64, 10, f"shared memory back near {before} MiB")
 
 
 @pytest.mark.parametrize("cgroups", ["auto", "off"])

@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
-from tests.live import ProcessSet, wait_for
+from tests.live import ProcessSet
 from tests.live.fixtures import LiveFactory
+from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 

@@ -7,8 +7,9 @@ import time
 
 import pytest
 
-from tests.live import PYTHON, wait_for
+from tests.live import PYTHON
 from tests.live.fixtures import LiveFactory
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.services
 
