@@ -337,12 +337,12 @@ class ProcessSet:
         """How much every process has written so far (see ``log_since``)."""
         return {n: p.log_path.stat().st_size if p.log_path.exists() else 0 for n, p in self.procs.items()}
 
-    def log_since(self, mark: Mapping[str, int]) -> str:
-        """Everything every process wrote after ``mark``."""
+    def log_since(self, mark: Mapping[str, int], name: str | None = None) -> str:
+        """Everything one process (``None``: every process) wrote after ``mark``."""
         text = []
-        for name in sorted(self.procs):
-            with open(self.procs[name].log_path, "rb") as f:
-                f.seek(mark.get(name, 0))
+        for each in [name] if name else sorted(self.procs):
+            with open(self.procs[each].log_path, "rb") as f:
+                f.seek(mark.get(each, 0))
                 text.append(f.read().decode(errors="replace"))
         return "".join(text)
 
