@@ -16,11 +16,11 @@ import os
 
 import pytest
 
+from tests.ci import need
 from tests.live.fixtures import (  # noqa: F401 - fixtures and the hook that tells them a test failed
     live_processes,
     live_processes_session,
     live_template,
-    need,
     pytest_runtest_makereport,
 )
 

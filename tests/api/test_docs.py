@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -11,6 +10,7 @@ import subprocess
 import pytest
 
 from tests.api.conftest import LiveServer
+from tests.ci import need
 from tests.live import ROOT
 
 DOC = ROOT / "docs" / "api.md"
@@ -29,9 +29,7 @@ def test_the_doc_has_examples_for_every_part() -> None:
 
 @pytest.mark.slow
 def test_doc_examples_run(live_api: LiveServer) -> None:
-    if shutil.which("curl") is None:
-        # Under CI a missing tool is a failure, never a silent skip.
-        (pytest.fail if os.environ.get("CI") else pytest.skip)("the examples need curl (apt-get install curl)")
+    need(shutil.which("curl") is not None, "the examples need curl (apt-get install curl)")
     blocks = doc_blocks()
     # One shell runs every block, so variables carry from one to the next; a marker before each
     # block says which one failed.

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import json
-import time
 import zipfile
 from typing import Any
 
@@ -17,6 +16,7 @@ import pytest
 
 from tests.live import Api, random_bot
 from tests.live.fixtures import LiveFactory
+from tests.waiting import poll, wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=False)]
 
@@ -59,13 +59,16 @@ def c_package(source: str, build: list[str] | None = None) -> bytes:
 
 
 def wait_built(api: Api, bot_id: int, timeout: float = WAIT_S) -> dict[str, Any]:
-    """The bot's newest version once its build has ended (ready or failed)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        newest = api.get(f"/api/bots/{bot_id}/")["versions"][-1]
-        if newest["state"] != "building" or time.monotonic() > deadline:
-            return dict(newest)
-        time.sleep(0.5)
+    """The bot's newest version once its build has ended (ready or failed), or as it stands after ``timeout`` s."""
+
+    def newest() -> dict[str, Any]:
+        return dict(api.get(f"/api/bots/{bot_id}/")["versions"][-1])
+
+    def ended() -> dict[str, Any] | None:
+        version = newest()
+        return version if version["state"] != "building" else None
+
+    return poll(ended, timeout, every=0.5) or newest()
 
 
 def test_sources_are_built_then_rated_and_a_failed_build_never_plays(live_processes: LiveFactory) -> None:
@@ -126,10 +129,12 @@ def test_a_worker_killed_mid_build_does_not_leave_it_building(live_processes: Li
     slow = ["sh", "-c", "sleep 4; exec gcc -O2 -o bot bot.c"]
     bot = api.upload_bot(GAME, "slow", "bot.zip", c_package(BOT_C, slow))
     version_id = bot["version"]["id"]
-    deadline = time.monotonic() + 60
-    while not procs.scalar("SELECT worker FROM bots_botbuild WHERE version_id = %s", [version_id]):
-        assert time.monotonic() < deadline, "no worker claimed the build"
-        time.sleep(0.2)
+    wait_for(
+        lambda: procs.scalar("SELECT worker FROM bots_botbuild WHERE version_id = %s", [version_id]),
+        60,
+        "a worker to claim the build",
+        every=0.2,
+    )
     procs.kill("w1")  # mid-build: its sleep has seconds to go
     assert procs.scalar("SELECT status FROM bots_botbuild WHERE version_id = %s", [version_id]) == "building"
     procs.worker("w2")

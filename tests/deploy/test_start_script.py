@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.live import ROOT, free_port, wait_for
+from tests.live import ROOT, free_port
+from tests.waiting import wait_for
 
 
 def _listening(port: int) -> set[str]:

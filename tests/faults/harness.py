@@ -15,8 +15,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from tests.live import ProcessSet, wait_for
-from tests.live.fixtures import need
+from tests.bot_processes import all_have_played, bots_under
+from tests.ci import need
+from tests.live import ProcessSet
+from tests.waiting import wait_for
 
 SLOW_BOT = (Path(__file__).parent / "bots" / "slow_bot.py").read_text()
 
@@ -112,6 +114,25 @@ class Cluster(ProcessSet):
             [tournament_id, f"{node}:%"],
         )
         return rows[0] if rows else None
+
+    def wait_under_way(self, running: tuple[int, int, str], timeout: float = 60) -> None:
+        """Wait until a match ``running_on`` found is in its middle: each of its bots has answered a turn.
+
+        Its bots are those of the pool process its lease names (host:pid), which runs one match at a
+        time; the match must still be running under the same attempt once they are seen.
+        """
+        match_id, attempt, worker = running
+        pool = int(worker.rsplit(":", 1)[1])
+
+        def under_way() -> bool:
+            if not all_have_played(bots_under(pool)):
+                return False
+            if self.query("SELECT 1 FROM matches_match WHERE id = %s AND status = 'running' AND attempt = %s",
+                          [match_id, attempt]):  # fmt: skip
+                return True
+            raise AssertionError(f"match {match_id} ended before its bots were seen playing: {self.logs}")
+
+        wait_for(under_way, timeout, f"each bot of match {match_id} to answer a turn", every=0.05)
 
     def assert_counted_once(
         self, tournament_id: int, matches: int, pool_matches: int | None = None

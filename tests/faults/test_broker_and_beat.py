@@ -13,9 +13,10 @@ import time
 
 import pytest
 
-from tests.faults.harness import Cluster, have_sandbox, wait_for
+from tests.faults.harness import Cluster, have_sandbox
 from tests.faults.test_recovery_clocks import DEFAULT_CLOCKS, PROMISE_S, _now, _seat_statuses
 from tests.live.fixtures import LiveFactory
+from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 
@@ -38,7 +39,7 @@ def test_redis_away_for_30_s_and_back_empty(cluster: Cluster) -> None:
 
     cluster.kill("redis")
     fault_at = _now(cluster)
-    time.sleep(OUTAGE_S)
+    time.sleep(OUTAGE_S)  # the fault's length: Redis is away for OUTAGE_S
     cluster.restart("redis")  # it saves nothing: every message is gone (the dispatcher sends them again)
     waiting = [m for (m,) in cluster.query(
         "SELECT id FROM matches_match WHERE tournament_id = %s AND status = 'queued'", [t["id"]]

@@ -17,8 +17,9 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.faults.harness import Cluster, wait_for
+from tests.faults.harness import Cluster
 from tests.faults.tcpproxy import TcpProxy
+from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 
@@ -42,10 +43,12 @@ def test_result_played_while_the_database_was_down_is_kept(cluster: Cluster) -> 
         t = cluster.tournament(bots=3, delay=0.3, games_per_pairing=1, max_plies=12)
         assert t["matches"] == 3
 
-        match_id, attempt, _ = wait_for(lambda: cluster.running_on(t["id"], "w1@main"), 90, "a match to start")
-        time.sleep(1.0)  # into the match; it needs a few more seconds, all of them during the outage
+        running = wait_for(lambda: cluster.running_on(t["id"], "w1@main"), 90, "a match to start")
+        match_id, attempt, _ = running
+        # Into the match; it needs a few more seconds, all of them during the outage.
+        cluster.wait_under_way(running)
         proxy.cut()
-        time.sleep(OUTAGE_S)
+        time.sleep(OUTAGE_S)  # the fault's length: the database is unreachable for OUTAGE_S
         # Nobody could write meanwhile: the match is still running under its first attempt.
         assert cluster.query("SELECT status, attempt FROM matches_match WHERE id = %s", [match_id]) == [
             ("running", attempt)

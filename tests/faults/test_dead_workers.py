@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 
 import pytest
 
-from tests.faults.harness import Cluster, wait_for
+from tests.faults.harness import Cluster
+from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 
@@ -32,7 +32,8 @@ def test_killed_and_stalled_workers_lose_their_matches_to_another(cluster: Clust
 
     killed = wait_for(lambda: cluster.running_on(t["id"], "killed@main"), 90, "the first worker to start a match")
     stalled = wait_for(lambda: cluster.running_on(t["id"], "stalled@main"), 30, "the second worker to start a match")
-    time.sleep(0.5)  # well into both matches (a match takes about two seconds)
+    for running in (killed, stalled):  # both into their moves (a match takes about two seconds)
+        cluster.wait_under_way(running)
     cluster.signal("killed", signal.SIGKILL)
     stalled_pid = int(stalled[2].rsplit(":", 1)[1])  # the lease names host:pid of the pool process
     os.kill(stalled_pid, signal.SIGSTOP)

@@ -24,8 +24,9 @@ from typing import Any
 import kombu
 import pytest
 
-from tests.live import ProcessSet, wait_for
+from tests.live import ProcessSet
 from tests.live.fixtures import LiveFactory
+from tests.waiting import wait_for
 from workers import broker_files
 
 # What kombu's Channel._put does (open under the final name, lock, write, unlock), stopped halfway:

@@ -25,10 +25,12 @@ from typing import Any
 
 import pytest
 
-from tests.faults.harness import Cluster, have_sandbox, wait_for
+from tests.faults.harness import Cluster, have_sandbox
 from tests.faults.test_recovery_clocks import DEFAULT_CLOCKS
 from tests.live.fixtures import LiveFactory
 from tests.live.process import ROOT, celery_argv
+from tests.waiting import wait_for
+from workers.sandbox.slots import stat_fields
 
 pytestmark = [pytest.mark.slow]
 
@@ -63,6 +65,12 @@ def _children(pid: int) -> list[int]:
     return [int(p) for p in out.split()]
 
 
+def _start_time(pid: int) -> str | None:
+    """When the process started (clock ticks after boot); None once it has exited (gone, or a zombie)."""
+    fields = stat_fields(pid)
+    return None if fields is None or fields[0] == "Z" else fields[19]
+
+
 def _is_celery(pid: int) -> bool:
     with contextlib.suppress(OSError), open(f"/proc/{pid}/cmdline", "rb") as f:
         return b"celery" in f.read()
@@ -87,13 +95,14 @@ def _kill_once(cluster: EmbeddedCluster, tournament_id: int, at: int) -> float:
     restarted worker has finished a match again."""
     wait_for(lambda: _finished(cluster, tournament_id) >= at, 600, f"{at} finished matches", every=0.2)
     pids = cluster.celery_pids()
+    started = {pid: at for pid in pids if (at := _start_time(pid)) is not None}
     before = _finished(cluster, tournament_id)
     killed_at = time.monotonic()
     for pid in pids:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-    # Whatever the dying pool recorded in its last instant counts as before the kill.
-    time.sleep(0.2)
+    # Whatever the dying pool recorded in its last instant counts as before the kill: read once it is gone.
+    wait_for(lambda: all(_start_time(pid) != at for pid, at in started.items()), 30, "the killed processes to exit")
     before = max(before, _finished(cluster, tournament_id))
     wait_for(lambda: _finished(cluster, tournament_id) > before, 300, "a match finished after the kill", every=0.2)
     recovered = time.monotonic() - killed_at

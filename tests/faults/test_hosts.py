@@ -18,7 +18,6 @@ import random
 import shutil
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,8 +25,10 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.faults.harness import Cluster, need, wait_for
+from tests.ci import need
+from tests.faults.harness import Cluster
 from tests.live.services import with_database
+from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 
@@ -117,7 +118,7 @@ def test_workers_on_two_hosts_one_cut_off(cluster: Cluster, lan: Lan) -> None:
     assert t["matches"] == 24
 
     victim = wait_for(lambda: cluster.running_on(t["id"], "w2@h2"), 120, "a match on the second host")
-    time.sleep(0.5)
+    cluster.wait_under_way(victim)  # cut off mid-match
     lan.cut(1)
 
     cluster.wait_finished(t["id"], 180)

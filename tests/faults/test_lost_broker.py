@@ -13,7 +13,8 @@ import time
 
 import pytest
 
-from tests.faults.harness import Cluster, wait_for
+from tests.faults.harness import Cluster
+from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 
@@ -28,7 +29,7 @@ def test_redis_restarted_empty_mid_tournament(cluster: Cluster) -> None:
     wait_for(lambda: cluster.progress(t["id"]).get("finished", 0) >= 4, 120, "four finished matches")
     cluster.kill("redis")
     lost = cluster.progress(t["id"]).get("queued", 0)
-    time.sleep(1.5)
+    time.sleep(1.5)  # the fault's length: the broker is down for 1.5 s before it comes back empty
     cluster.restart("redis")
     mark = cluster.log_mark()
     # Workers reconnect at once and declare their queues' bindings again: what must be gone is the messages.

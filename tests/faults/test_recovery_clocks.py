@@ -18,8 +18,9 @@ from typing import Any
 
 import pytest
 
-from tests.faults.harness import FAST_SETTINGS, Cluster, have_sandbox, wait_for
+from tests.faults.harness import FAST_SETTINGS, Cluster, have_sandbox
 from tests.live.fixtures import LiveFactory
+from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 
@@ -80,7 +81,8 @@ def test_killed_and_frozen_workers_lose_their_matches_within_a_minute(cluster: C
 
     killed = wait_for(lambda: cluster.running_on(t["id"], "killed@main"), 90, "the first worker to start a match")
     frozen = wait_for(lambda: cluster.running_on(t["id"], "frozen@main"), 30, "the second worker to start a match")
-    time.sleep(1.0)
+    for running in (killed, frozen):
+        cluster.wait_under_way(running)
     fault_at = _now(cluster)
     cluster.signal("killed", signal.SIGKILL)
     frozen_pid = int(frozen[2].rsplit(":", 1)[1])
@@ -109,12 +111,13 @@ def test_worker_frozen_for_less_than_a_lease_keeps_its_match(cluster: Cluster) -
     t = cluster.tournament(bots=2, delay=0.3, games_per_pairing=2, max_plies=12)
     assert t["matches"] == 2
 
-    match_id, attempt, worker = wait_for(lambda: cluster.running_on(t["id"], "w1@main"), 90, "a match to start")
-    time.sleep(2.0)  # the bots have started and are moving
+    running = wait_for(lambda: cluster.running_on(t["id"], "w1@main"), 90, "a match to start")
+    match_id, attempt, worker = running
+    cluster.wait_under_way(running)  # the bots have started and are moving
     pid = int(worker.rsplit(":", 1)[1])
     os.kill(pid, signal.SIGSTOP)
     try:
-        time.sleep(15)
+        time.sleep(15)  # the fault's length: frozen for 15 s, less than a lease (30 s)
     finally:
         os.kill(pid, signal.SIGCONT)
 

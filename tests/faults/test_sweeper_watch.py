@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import json
 import signal
-import time
 from typing import Any
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.faults.harness import FAST_SETTINGS, Cluster, have_sandbox, wait_for
+from tests.faults.harness import FAST_SETTINGS, Cluster, have_sandbox
 from tests.live.fixtures import LiveFactory
+from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 
@@ -53,7 +53,7 @@ def test_metrics_count_a_lost_worker_and_health_notices_a_dead_beat(cluster: Clu
     cluster.wait_ready()
     t = cluster.tournament(bots=3, delay=0.3, games_per_pairing=2, max_plies=12)
     lost = wait_for(lambda: cluster.running_on(t["id"], "killed@main"), 90, "a match to start")
-    time.sleep(1.0)
+    cluster.wait_under_way(lost)  # killed mid-match
     cluster.signal("killed", signal.SIGKILL)
     cluster.worker("survivor", queues=[cluster.queue])  # matches only: beat's tasks stay with the scheduler
     wait_for(

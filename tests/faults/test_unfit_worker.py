@@ -21,9 +21,11 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.faults.harness import FAST_SETTINGS, Cluster, have_sandbox, wait_for
+from tests.ci import need
+from tests.faults.harness import FAST_SETTINGS, Cluster, have_sandbox
 from tests.live import celery_argv
-from tests.live.fixtures import LiveFactory, need
+from tests.live.fixtures import LiveFactory
+from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 

@@ -13,14 +13,17 @@ import time
 
 import pytest
 
-from tests.faults.harness import FAST_SETTINGS, Cluster, have_sandbox, wait_for
+from tests.faults.harness import FAST_SETTINGS, Cluster, have_sandbox
 from tests.live.fixtures import LiveFactory
+from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 
 OUTAGES = 4
 OUTAGE_S = 3
 WORKERS = ("w1", "w2", "w3")
+# What Celery's consumer logs once it has dropped a lost connection and tries a new one.
+RECONNECTING = "consumer: Cannot connect to"
 
 
 @pytest.fixture
@@ -62,8 +65,15 @@ def test_workers_live_through_repeated_redis_outages(cluster: Cluster) -> None:
         t = _three_long_matches(cluster, f"outage{n}")
         wait_for(lambda t=t: cluster.progress(t).get("running", 0) >= 2, 120, "running matches")
         exposed += _lone_matches(cluster, t)
+        mark = cluster.log_mark()
         cluster.kill("redis")
-        time.sleep(OUTAGE_S)  # every worker has lost its connection and closed it by now
+        time.sleep(OUTAGE_S)  # the fault's length: Redis stays away OUTAGE_S
+        # Every worker has lost its connection and closed it: it is trying to connect again.
+        wait_for(
+            lambda mark=mark: all(RECONNECTING in cluster.log_since(mark, name) for name in WORKERS),
+            60,
+            "every worker to try a new connection",
+        )
         cluster.restart("redis")  # empty: the dispatcher sends what the broker lost again
         cluster.wait_finished(t, 180)
         cluster.assert_counted_once(t, 3, pool_matches=3 * (n + 1))  # one pool: the game's

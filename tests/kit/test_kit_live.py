@@ -6,7 +6,6 @@ against the reference random bot, after which ``arbiter status`` shows the bot's
 from __future__ import annotations
 
 import io
-import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from kit.check import bot_check
 from kit.starter import LANGUAGES
 from tests.live import Api, random_bot
 from tests.live.fixtures import LiveFactory
+from tests.waiting import wait_for
 from workers.sandbox.limits import SandboxLimits
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=False)]
@@ -64,10 +64,12 @@ def test_new_check_upload_rated(
     mine = [b for b in service.get(f"/api/bots/?mine=true&game={GAME}")["results"]]
     assert [b["name"] for b in mine] == [f"{language}-starter"]
     # A compiled starter went up as sources: the service builds each version before it plays.
-    deadline = time.monotonic() + WAIT_S
-    while (versions := service.get(f"/api/bots/{mine[0]['id']}/")["versions"])[-1]["state"] == "building":
-        assert time.monotonic() < deadline, versions
-        time.sleep(0.5)
+    versions = wait_for(
+        lambda: (v := service.get(f"/api/bots/{mine[0]['id']}/")["versions"])[-1]["state"] != "building" and v,
+        WAIT_S,
+        "the newest version's build to end",
+        every=0.5,
+    )
     assert [v["state"] for v in versions] == ["ready", "ready"], versions
     tournament = service.post_json(
         "/api/tournaments/",

@@ -4,8 +4,8 @@ One implementation for every test that needs real processes and for ``bench/``:
 
 - ``ProcessSet`` (processes.py): start, wait for, signal, stop and read the processes of one set;
   run ``manage.py`` against its database;
-- ``Proc``, ``celery_argv``, ``free_port``, ``wait_for`` (process.py): one process, one Celery
-  command line, one port, one poll loop;
+- ``Proc``, ``celery_argv``, ``free_port`` (process.py): one process, one Celery command line,
+  one port (the one poll loop is tests/waiting.py);
 - ``UidBand`` (uids.py): the set's own sandbox uids;
 - services.py: throwaway PostgreSQL databases and private Redis queues;
 - ``Api`` (api.py): a JSON client of the set's web server;
@@ -15,7 +15,7 @@ Nothing here imports Django: ``bench`` sets Django up itself, after choosing the
 """
 
 from tests.live.api import Api, greedy_zip, random_bot
-from tests.live.process import PYTHON, ROOT, Proc, celery_argv, free_port, wait_for
+from tests.live.process import PYTHON, ROOT, Proc, celery_argv, free_port
 from tests.live.processes import ProcessSet
 
 __all__ = [
@@ -28,5 +28,4 @@ __all__ = [
     "free_port",
     "greedy_zip",
     "random_bot",
-    "wait_for",
 ]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import time
 import urllib.error
 import urllib.request
 import uuid
@@ -14,6 +13,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from kit import REFERENCE_BOTS
+from tests.waiting import poll
 
 
 class Api:
@@ -77,12 +77,12 @@ class Api:
 
     def wait_tournament(self, tournament_id: int, timeout: float) -> dict[str, Any]:
         """Poll a tournament until it is no longer running (or ``timeout`` s pass); its last state."""
-        deadline = time.monotonic() + timeout
-        while True:
+
+        def ended() -> dict[str, Any] | None:
             tournament = self.get(f"/api/tournaments/{tournament_id}/")
-            if tournament["status"] != "running" or time.monotonic() > deadline:
-                return tournament
-            time.sleep(1)
+            return tournament if tournament["status"] != "running" else None
+
+        return poll(ended, timeout, every=1) or self.get(f"/api/tournaments/{tournament_id}/")
 
 
 def random_bot() -> bytes:

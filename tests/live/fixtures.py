@@ -21,20 +21,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.ci import need
 from tests.live.processes import ProcessSet
 from tests.live.services import database_create, database_drop, database_name, with_database
 
 _FAILED = pytest.StashKey[bool]()
 _numbers = itertools.count()
-
-
-def need(condition: bool, reason: str) -> None:
-    """Skip a test whose requirement is missing; under CI (``CI`` set), fail instead: CI never passes by skipping."""
-    if condition:
-        return
-    if os.environ.get("CI"):
-        pytest.fail(f"CI is set but {reason}", pytrace=False)
-    pytest.skip(reason)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -4,7 +4,7 @@ A process runs in a session of its own (so it and everything it starts form one
 process group to signal), writes stdout and stderr to one log file that is kept
 after it ends, and knows how to tell that it is ready.  ``celery_argv`` is the
 only place that writes a Celery command line; ``free_port`` the only place that
-picks a port.
+picks a port.  Waits poll with tests/waiting.py.
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from tests.waiting import poll
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
@@ -38,18 +38,6 @@ def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as s:
         s.bind((host, 0))
         return s.getsockname()[1]
-
-
-def wait_for(predicate: Callable[[], Any], timeout: float, what: str, every: float = 0.1) -> Any:
-    """Poll until ``predicate`` returns something truthy (returned); fail with ``what`` after ``timeout`` s."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(every)
 
 
 def celery_argv(
@@ -170,9 +158,7 @@ def stop(procs: Sequence[Proc], timeout: float = 20) -> None:
     for proc in procs:
         proc.signal(signal.SIGCONT)
         proc.signal(signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    while not all(proc.exited() for proc in procs) and time.monotonic() < deadline:
-        time.sleep(0.1)
+    poll(lambda: all(proc.exited() for proc in procs), timeout)
     for proc in procs:
         proc.reap()
 

@@ -22,7 +22,6 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -32,6 +31,7 @@ from tests.live.api import Api
 from tests.live.process import PYTHON, ROOT, SUPERVISE, Proc, celery_argv, free_port, redis_command, stop
 from tests.live.services import queue_purge
 from tests.live.uids import UidBand
+from tests.waiting import poll
 
 # A developer's own settings never leak into a set: it sets everything it needs itself.
 _NOT_INHERITED_PREFIXES = ("DJANGO_", "ARBITER_", "CELERY_")
@@ -284,19 +284,19 @@ class ProcessSet:
         """Wait until the named processes (all, by default) are ready: the web answers /healthz,
         a worker has logged "ready.", beat "Starting..."; fail at once when one exits instead."""
         pending = {n: self.procs[n] for n in names or self.procs}
-        deadline = time.monotonic() + timeout
-        while True:
+
+        def all_ready() -> bool:
             for name, proc in list(pending.items()):
                 if proc.ready():
                     del pending[name]
                 elif proc.exited():
                     raise AssertionError(f"{name} exited before it was ready:\n{proc.tail()}")
-            if not pending:
-                return
-            if time.monotonic() > deadline:
-                tails = "\n".join(f"--- {n}\n{p.tail(2000)}" for n, p in pending.items())
-                raise AssertionError(f"not ready after {timeout:.0f} s: {', '.join(pending)}\n{tails}")
-            time.sleep(0.1)  # a restarted Redis is checked within moments of coming back
+            return not pending
+
+        # Every tenth of a second: a restarted Redis is checked within moments of coming back.
+        if not poll(all_ready, timeout, every=0.1):
+            tails = "\n".join(f"--- {n}\n{p.tail(2000)}" for n, p in pending.items())
+            raise AssertionError(f"not ready after {timeout:.0f} s: {', '.join(pending)}\n{tails}")
 
     # -- signals and stopping ---------------------------------------------------------
 
@@ -337,12 +337,12 @@ class ProcessSet:
         """How much every process has written so far (see ``log_since``)."""
         return {n: p.log_path.stat().st_size if p.log_path.exists() else 0 for n, p in self.procs.items()}
 
-    def log_since(self, mark: Mapping[str, int]) -> str:
-        """Everything every process wrote after ``mark``."""
+    def log_since(self, mark: Mapping[str, int], name: str | None = None) -> str:
+        """Everything one process (``None``: every process) wrote after ``mark``."""
         text = []
-        for name in sorted(self.procs):
-            with open(self.procs[name].log_path, "rb") as f:
-                f.seek(mark.get(name, 0))
+        for each in [name] if name else sorted(self.procs):
+            with open(self.procs[each].log_path, "rb") as f:
+                f.seek(mark.get(each, 0))
                 text.append(f.read().decode(errors="replace"))
         return "".join(text)
 

@@ -15,8 +15,9 @@ import fcntl
 import os
 import signal
 import tempfile
-import time
 from pathlib import Path
+
+from tests.waiting import poll
 
 # Above the service default (60000-60063) and the fixed in-process ranges of the referee
 # tests (61200-61215), the kit tests (61700-61715) and the slot-lock tests (61900-61901): a
@@ -83,8 +84,9 @@ class UidBand:
         """
         me = os.getpid()
         slots = tuple(f"/arbiter/slot-{uid}\n" for uid in self.uids)
-        deadline = time.monotonic() + 5.0
-        while True:
+
+        def none_left() -> bool:
+            """Reap the zombie launchers, SIGKILL the live ones; True once none was alive."""
             waiting = False
             for pid, state, comm, session in _children_of(me):
                 if state == "Z":
@@ -100,9 +102,11 @@ class UidBand:
                     with contextlib.suppress(ProcessLookupError):
                         os.kill(pid, signal.SIGKILL)
                     waiting = True
-            if not waiting or time.monotonic() > deadline:
-                return
-            time.sleep(0.05)
+            return not waiting
+
+        # Round after round until one finds no launcher alive (the killed ones are reaped as zombies
+        # in the next); 5 s at most, then the release goes on anyway.
+        poll(none_left, 5.0, every=0.05)
 
     def release(self) -> None:
         """Kill what still runs under the band's uids (a bot of a SIGKILLed worker), then unlock."""

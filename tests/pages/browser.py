@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
+from tests.ci import unavailable
 
 CHROMIUM = os.environ.get("ARBITER_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -29,21 +29,15 @@ CHROMIUM_ARGS = [
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "pages"
 
 
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(f"CI is set but {reason}", pytrace=False)
-    pytest.skip(reason)
-
-
 @contextmanager
 def chromium() -> Iterator[Any]:
     """A headless Debian Chromium driven by Playwright (Playwright's own browsers are never downloaded)."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        _unavailable("the browser tests need the Python package playwright (pip install playwright)")
+        unavailable("the browser tests need the Python package playwright (pip install playwright)")
     if not (os.path.isfile(CHROMIUM) or shutil.which(CHROMIUM)):
-        _unavailable(f"the browser tests need Chromium at {CHROMIUM} (apt-get install chromium)")
+        unavailable(f"the browser tests need Chromium at {CHROMIUM} (apt-get install chromium)")
     # Playwright's sync API keeps an event loop on this thread; the test's own
     # ORM calls between page actions are still plain synchronous code.
     previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")

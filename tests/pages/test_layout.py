@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from tests.live.fixtures import need
+from tests.ci import need
 from tests.pages.browser import screenshot
 from tests.pages.support import finished_tournament, make_bot
 from tournaments.matches.models import Match

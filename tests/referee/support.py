@@ -9,9 +9,8 @@ import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 from kit import REFERENCE_BOTS
+from tests.ci import need, unavailable
 from tests.referee import countgame
 from workers.match import Clock
 from workers.sandbox.limits import SandboxLimits
@@ -38,14 +37,9 @@ def require_sandbox(limits: SandboxLimits) -> None:
     try:
         ok = sandbox_available(limits)
     except SandboxUnavailableError as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI needs a working sandbox: {exc}")
-        pytest.skip(f"no working sandbox here: {exc}")
+        unavailable(f"no working sandbox here: {exc}")
     assert ok
-    if os.geteuid() != 0:
-        if os.environ.get("CI"):
-            pytest.fail("the sandbox tests need root (slot uids)")
-        pytest.skip("the sandbox tests need root (slot uids)")
+    need(os.geteuid() == 0, "the sandbox tests need root (slot uids)")
 
 
 def require_cgroups(limits: SandboxLimits) -> None:
@@ -53,10 +47,7 @@ def require_cgroups(limits: SandboxLimits) -> None:
     from workers.sandbox.cgroups import detect
 
     support = detect(limits.cgroups)
-    if not support.usable:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI needs control groups for the sandbox: {support.reason}")
-        pytest.skip(f"no usable control groups here: {support.reason}")
+    need(support.usable, f"no usable control groups here: {support.reason}")
 
 
 def write_bot(directory: Path, source: str, name: str = "main.py", extra: dict[str, str] | None = None) -> BotProgram:

@@ -20,7 +20,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.bot_processes import all_have_played, bots_of_uids
 from tests.referee.support import FIRST_UID, REPO, SLOTS, make_limits, random_bot, survivors, write_bot
+from tests.waiting import wait_for
 from workers.match import Clock, MatchSpec
 from workers.referee.play import play_match
 from workers.sandbox.limits import SandboxLimits
@@ -28,6 +30,7 @@ from workers.sandbox.slots import SlotRangeError, pids_of_uid, register_range
 from workers.sandbox.start import BotProgram, ExternalKillError, InfrastructureError, SandboxUnavailableError
 
 BOTS = REPO / "tests" / "sandbox" / "bots"
+SLOT_UIDS = range(FIRST_UID, FIRST_UID + SLOTS)  # where make_limits runs bots
 # Plays a match between two pondering bots (100 ms of CPU per move and a child that never
 # stops computing) and prints the record; the test stops and resumes this process.
 CHILD = """
@@ -63,9 +66,10 @@ def test_a_stopped_referee_charges_nobody(tmp_path: Path, runtime: Path, limits:
     )  # fmt: skip
     try:
         assert child.stdout is not None and child.stdout.readline().strip() == "PLAYING"
-        time.sleep(2.0)  # start-up done, a bot on move
+        # Start-up done, a bot on move: each has answered a turn.
+        wait_for(lambda: all_have_played(bots_of_uids(SLOT_UIDS)), 60, "each bot to answer a turn", every=0.02)
         child.send_signal(signal.SIGSTOP)
-        time.sleep(15)
+        time.sleep(15)  # the fault's length: the referee stays stopped for 15 s
         child.send_signal(signal.SIGCONT)
         out, _ = child.communicate(timeout=120)
     finally:
@@ -85,14 +89,14 @@ for line in sys.stdin:
     if msg["type"] == "start":
         print('{"type": "ready"}', flush=True)
     elif msg["type"] == "turn":
-        time.sleep(0.05)
+        time.sleep(0.05)  # bot code: 50 ms to think, so the match lasts long enough to be hit
         print('{"move": "1"}', flush=True)
 """
 
 
 def _bot_processes(comm: str) -> list[int]:
     found = []
-    for uid in range(FIRST_UID, FIRST_UID + SLOTS):
+    for uid in SLOT_UIDS:
         for pid in pids_of_uid(uid):
             try:
                 if Path(f"/proc/{pid}/comm").read_text().strip() == comm:
@@ -119,10 +123,8 @@ def test_an_outside_kill_is_an_infrastructure_error(
 
     thread = threading.Thread(target=run)
     thread.start()
-    deadline = time.monotonic() + 20
-    while len(_bot_processes("python3")) < 2 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.5)
+    # Into the match: each bot has answered a turn.
+    wait_for(lambda: all_have_played(bots_of_uids(SLOT_UIDS)), 20, "each bot to answer a turn", every=0.02)
     targets = _bot_processes(victim)
     assert targets, f"no {victim} process found"
     os.kill(max(targets), signal.SIGKILL)
@@ -190,13 +192,14 @@ def test_two_installations_with_the_same_settings_share_the_slots_safely(tmp_pat
 def test_an_overlapping_range_with_other_slot_locks_is_refused(tmp_path: Path, runtime: Path) -> None:
     """Another live installation locks an overlapping uid range elsewhere: this one refuses to run bots."""
     other_locks = tmp_path / "other-locks"
+    # Holds its range until it is killed (or its input ends, should the test die first).
     holder = subprocess.Popen(
         [sys.executable, "-c", (
-            "import sys, time; from pathlib import Path; from workers.sandbox.slots import register_range\n"
+            "import sys; from pathlib import Path; from workers.sandbox.slots import register_range\n"
             f"register_range(Path({str(other_locks)!r}), 63000, 4)\n"
-            "print('held', flush=True); time.sleep(60)"
+            "print('held', flush=True); sys.stdin.read()"
         )],
-        stdout=subprocess.PIPE, text=True, cwd=REPO,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=REPO,
     )  # fmt: skip
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
@@ -212,6 +215,6 @@ def test_an_overlapping_range_with_other_slot_locks_is_refused(tmp_path: Path, r
         register_range(other_locks, 63002, 4)
     finally:
         holder.kill()
-        holder.wait()
+        holder.communicate()
     # Once the other installation is gone, its record is stale and the range is free again.
     register_range(tmp_path / "third-locks", 62996, 5)

@@ -91,7 +91,7 @@ def test_start_and_turn_messages(tmp_path: Path, limits: SandboxLimits) -> None:
 @pytest.mark.parametrize(
     ("on_turn", "on_start", "status"),
     [
-        ("time.sleep(5)", READY, "timeout"),
+        ("time.sleep(5)", READY, "timeout"),  # bot code: thinks past its move time
         ('send({"move": "3"})', READY, "illegal_move"),
         ('sys.stdout.write("{not json\\n"); sys.stdout.flush()', READY, "protocol_error"),
         ('send({"mvoe": "1"})', READY, "protocol_error"),
@@ -100,7 +100,7 @@ def test_start_and_turn_messages(tmp_path: Path, limits: SandboxLimits) -> None:
         ('sys.stdout.write("[" * 30000 + "]" * 30000 + "\\n"); sys.stdout.flush()', READY, "protocol_error"),
         ('sys.stdout.write(\'{"move": "1"}\\n\' * 2); sys.stdout.flush()', READY, "protocol_error"),
         (FIRST, 'send({"type": "steady"})', "protocol_error"),
-        (FIRST, "time.sleep(30)", "startup_timeout"),
+        (FIRST, "time.sleep(30)", "startup_timeout"),  # bot code: never gets ready
         ("sys.exit(0)", READY, "crash"),
         (FIRST, "sys.exit(3)", "crash"),
         ('send({"move": "1", "pad": "x" * 70000})', READY, "output_limit"),
@@ -138,7 +138,7 @@ def test_game_budget_is_cpu_time(tmp_path: Path, limits: SandboxLimits) -> None:
 
 def test_sleeping_bot_meets_the_wall_clock_backstop(tmp_path: Path, limits: SandboxLimits) -> None:
     # Sleeping costs no CPU, but the game's real-time allowance (2 x 400 ms + 1 s) runs out.
-    sleepy = scripted(tmp_path, "sleepy", on_turn="time.sleep(0.12); " + FIRST)
+    sleepy = scripted(tmp_path, "sleepy", on_turn="time.sleep(0.12); " + FIRST)  # bot code: 120 ms asleep a move
     record = play(
         limits,
         [sleepy, random_bot(tmp_path / "r")],
@@ -161,7 +161,7 @@ def test_total_output_limit(tmp_path: Path, runtime: Path) -> None:
 
 
 def test_both_fail_at_startup_is_a_draw(tmp_path: Path, limits: SandboxLimits) -> None:
-    a = scripted(tmp_path, "a", on_start="time.sleep(30)")
+    a = scripted(tmp_path, "a", on_start="time.sleep(30)")  # bot code: never gets ready
     b = scripted(tmp_path, "b", on_start="sys.exit(1)")
     record = play(limits, [a, b], clock=Clock(move_ms=300, game_ms=3000, startup_ms=800))
     assert [s.status for s in record.seat_records] == ["startup_timeout", "crash"]

@@ -7,12 +7,12 @@ import struct
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.referee.support import FAST, make_limits, random_bot, require_cgroups, survivors
+from tests.referee.support import FAST, REPO, make_limits, random_bot, require_cgroups, survivors
+from tests.waiting import wait_for
 from workers.match import MatchSpec
 from workers.referee.play import play_match
 from workers.sandbox import seccomp
@@ -21,13 +21,14 @@ from workers.sandbox.slots import NoFreeSlotError, acquire_slot, kill_uid, pids_
 
 
 def test_slots_are_exclusive_across_processes(tmp_path: Path) -> None:
+    # Holds a slot until it is killed (or its input ends, should the test die first).
     holder = subprocess.Popen(
         [sys.executable, "-c", (
-            "import sys, time; from pathlib import Path; from workers.sandbox.slots import acquire_slot\n"
+            "import sys; from pathlib import Path; from workers.sandbox.slots import acquire_slot\n"
             f"s = acquire_slot(Path({str(tmp_path)!r}), 61900, 2)\n"
-            "print(s.uid, flush=True); time.sleep(30)"
+            "print(s.uid, flush=True); sys.stdin.read()"
         )],
-        stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[2],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=REPO,
     )  # fmt: skip
     try:
         held = int(holder.stdout.readline())  # type: ignore[union-attr]
@@ -41,7 +42,7 @@ def test_slots_are_exclusive_across_processes(tmp_path: Path) -> None:
         again.release()
     finally:
         holder.kill()
-        holder.wait()
+        holder.communicate()
     # The holder's death freed its slot.
     with acquire_slot(tmp_path, 61900, 2, wait_s=0.5) as a, acquire_slot(tmp_path, 61900, 2, wait_s=0.5) as b:
         assert {a.uid, b.uid} == {61900, 61901}
@@ -58,14 +59,13 @@ def test_seccomp_program_shape() -> None:
 @pytest.mark.skipif(not Path("/usr/bin/setpriv").exists(), reason="needs setpriv")
 def test_kill_uid_kills_detached_processes(limits: SandboxLimits) -> None:
     uid = limits.first_uid + limits.slots - 1
+    # Bot code: a process under the slot's uid and its child in a session of its own, asleep until killed.
     script = "import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(60)\ntime.sleep(60)\n"
     proc = subprocess.Popen(
         ["setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups", "/usr/bin/python3", "-c", script],
         start_new_session=True,
     )
-    deadline = time.monotonic() + 5
-    while len(pids_of_uid(uid)) < 2 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_for(lambda: len(pids_of_uid(uid)) >= 2, 5, "the process and its detached child", every=0.01)
     assert len(pids_of_uid(uid)) == 2
     assert kill_uid(uid)
     proc.wait(5)
@@ -179,10 +179,7 @@ def test_a_slot_holding_zombies_is_held_back_and_the_bot_starts_in_another(
     group.attach(leftover.pid)
     assert leftover.stdin is not None
     leftover.stdin.close()  # it ends once it is in the group
-    deadline = time.monotonic() + 10
-    while Path(f"/proc/{leftover.pid}/stat").read_text().split()[2] != "Z":
-        assert time.monotonic() < deadline, "cat never exited"
-        time.sleep(0.01)
+    wait_for(lambda: Path(f"/proc/{leftover.pid}/stat").read_text().split()[2] == "Z", 10, "cat to exit", every=0.01)
     assert not group.empty()
     held_back = slots.incidents["slot_quarantined"]
     try:
@@ -200,8 +197,9 @@ def test_a_slot_holding_zombies_is_held_back_and_the_bot_starts_in_another(
 
 
 STRAYS = """
-import os, subprocess, sys, time
-from workers.sandbox.slots import become_subreaper
+import os, subprocess, sys
+from tests.waiting import wait_for
+from workers.sandbox.slots import become_subreaper, stat_fields
 from workers.sandbox.strays import reap_stray_launchers
 become_subreaper()
 # A worker process that dies while its launcher waits: the launcher comes to us.
@@ -209,13 +207,17 @@ worker = subprocess.Popen([sys.executable, "-c",
     "import subprocess; subprocess.Popen(['sh', '-c', 'sleep 0.2; true']); import os; os._exit(9)"])
 worker.wait()
 mine = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])  # a child of our own, not a launcher
-time.sleep(1.0)
-children = set(open(f"/proc/{os.getpid()}/task/{os.getpid()}/children").read().split())
-print(len(children), reap_stray_launchers(), reap_stray_launchers(), mine.wait())
+def children():
+    return set(open(f"/proc/{os.getpid()}/task/{os.getpid()}/children").read().split())
+# The launcher (after its 0.2 s) and our own child have exited: zombies, not reaped yet.
+wait_for(lambda: all((stat_fields(int(p)) or ["Z"])[0] == "Z" for p in children()), 20, "every child to exit")
+print(len(children()), reap_stray_launchers(), reap_stray_launchers(), mine.wait())
 """
 
 
 def test_a_dead_workers_launchers_are_reaped_by_the_process_they_come_to() -> None:
     """Only the zombie launchers are waited for: the parent's own child keeps its exit status."""
-    out = subprocess.run([sys.executable, "-c", STRAYS], capture_output=True, text=True, timeout=60, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", STRAYS], capture_output=True, text=True, timeout=60, check=True, cwd=REPO
+    )
     assert out.stdout.split() == ["2", "1", "0", "3"], out.stderr

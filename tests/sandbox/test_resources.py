@@ -14,17 +14,18 @@ import json
 import shutil
 import statistics
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.referee.support import make_limits, random_bot, require_cgroups, survivors
+from tests.waiting import wait_for
 from workers.match import Clock, MatchRecord, MatchSpec
 from workers.referee.play import play_match
 from workers.sandbox.cpus import lease_cpu
 from workers.sandbox.limits import SandboxLimits
+from workers.sandbox.slots import pids_of_uid, stat_fields
 from workers.sandbox.start import BotProgram
 
 BOTS = Path(__file__).parent / "bots"
@@ -79,10 +80,7 @@ def test_memory_no_process_maps_is_counted(
     assert record.ranks == [2, 1] and tagged(record, 0, "HELD") == []
     assert survivors() == {}
     # The memory went back: shared memory lives on until its IPC namespace is torn down.
-    deadline = time.monotonic() + 10
-    while host_shmem_mib() > before + 64 and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert host_shmem_mib() <= before + 64
+    wait_for(lambda: host_shmem_mib() <= before + 64, 10, f"shared memory back near {before} MiB")
 
 
 @pytest.mark.parametrize("cgroups", ["auto", "off"])
@@ -125,6 +123,12 @@ def test_off_move_work_does_not_slow_the_bot_on_move(tmp_path: Path, runtime: Pa
     assert survivors() == {}
 
 
+def running(limits: SandboxLimits) -> list[int]:
+    """The processes of the limits' slots that are running or ready to run (state R)."""
+    uids = range(limits.first_uid, limits.first_uid + limits.slots)
+    return [pid for uid in uids for pid in pids_of_uid(uid) if (stat_fields(pid) or ["?"])[0] == "R"]
+
+
 def test_concurrent_matches_keep_apart(tmp_path: Path, runtime: Path, limits: SandboxLimits) -> None:
     """A match whose bots spin on another of the worker's CPUs does not slow this one (bound: 1.3x)."""
     limits = make_limits(runtime)
@@ -148,7 +152,8 @@ def test_concurrent_matches_keep_apart(tmp_path: Path, runtime: Path, limits: Sa
     other = threading.Thread(target=neighbour)
     other.start()
     try:
-        time.sleep(1.0)
+        # The neighbour's match is on: its two pests' six spinners are running.
+        wait_for(lambda: len(running(limits)) >= 6, 60, "the neighbour's spinners to run", every=0.02)
         busy = move_times(play(limits, [steady, bot(tmp_path, "pest", "calm2", how="calm")], target=16), 0)
     finally:
         stop.set()
@@ -171,10 +176,11 @@ def test_two_copies_cannot_pass_a_byte(tmp_path: Path, runtime: Path, limits: Sa
     seen_outside: list[int] = []
     stop = threading.Event()
 
-    def watch() -> None:
-        while not stop.is_set():
+    def watch() -> None:  # a reading every 10 ms until the match ends
+        while True:
             seen_outside.append(host_available_mib())
-            time.sleep(0.01)
+            if stop.wait(0.01):
+                return
 
     watcher = threading.Thread(target=watch)
     watcher.start()

@@ -10,18 +10,21 @@ sandbox.
 
 from __future__ import annotations
 
-import time
+import re
 from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 
-from tests.live import ProcessSet, wait_for
+from tests.live import ProcessSet
 from tests.live.fixtures import LiveFactory
+from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 
 WAIT_S = 120
+# A worker's log line for one run of the task that creates schedules' editions.
+SCHEDULES_RAN = re.compile(r"schedules_run_due\[[^\]]+\] succeeded")
 
 
 @pytest.fixture
@@ -91,8 +94,9 @@ def test_start_time_and_recurring_edition(cluster: ProcessSet) -> None:
         return cluster.query("SELECT id, name, status FROM competitions_tournament WHERE schedule_id = %s", [sid])
 
     rows = wait_for(edition, 60, "the schedule's edition", every=0.5)
-    # Both beats keep ticking every second: still one edition a few ticks later.
-    time.sleep(4)
+    # Both beats keep sending the schedules' check every second: still one edition after six more runs of it.
+    mark = cluster.log_mark()
+    wait_for(lambda: len(SCHEDULES_RAN.findall(cluster.log_since(mark))) >= 6, 60, "six more runs of the check")
     rows = edition()
     assert len(rows) == 1, rows
     edition_id, name, status = rows[0]

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.faults.harness import have_sandbox
-from tests.live import wait_for
+from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 

@@ -14,10 +14,15 @@ from django.db.models import Q
 from django.urls import reverse
 
 
+# Out here, not nested in the model, so that its Meta can name the members (a class nested in a
+# class sees none of that class's names); ``Bot.Visibility`` is this class.
+class BotVisibility(models.TextChoices):
+    PUBLIC = "public", "Public"
+    PRIVATE = "private", "Private"
+
+
 class Bot(models.Model):
-    class Visibility(models.TextChoices):
-        PUBLIC = "public", "Public"
-        PRIVATE = "private", "Private"
+    Visibility = BotVisibility
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="bots")
     game = models.ForeignKey("games.Game", on_delete=models.PROTECT, related_name="bots")
@@ -31,7 +36,7 @@ class Bot(models.Model):
         ordering = ["game_id", "name", "id"]
         constraints = [
             models.UniqueConstraint(fields=["owner", "name", "game"], name="bot_unique_owner_name_game"),
-            models.CheckConstraint(condition=Q(visibility__in=["public", "private"]), name="bot_visibility_valid"),
+            models.CheckConstraint(condition=Q(visibility__in=BotVisibility.values), name="bot_visibility_valid"),
             models.CheckConstraint(condition=~Q(name=""), name="bot_name_not_empty"),
         ]
 
@@ -87,6 +92,14 @@ class BotVersionRetirement(models.Model):
         return f"version {self.bot_version_id} retired"
 
 
+# Out here, not nested in the model, so that its Meta can name the members (a class nested in a
+# class sees none of that class's names); ``BotBuild.Status`` is this class.
+class BuildStatus(models.TextChoices):
+    BUILDING = "building", "Building"
+    READY = "ready", "Ready"
+    FAILED = "failed", "Failed"
+
+
 class BotBuild(models.Model):
     """The service's build of a version whose bot.json names a ``build`` (workers/packages/build.py).
 
@@ -96,10 +109,7 @@ class BotBuild(models.Model):
     holds the build until ``lease_until``, after which the sweeper sends it again.
     """
 
-    class Status(models.TextChoices):
-        BUILDING = "building", "Building"
-        READY = "ready", "Ready"
-        FAILED = "failed", "Failed"
+    Status = BuildStatus
 
     version = models.OneToOneField(BotVersion, on_delete=models.PROTECT, related_name="build", primary_key=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.BUILDING)
@@ -115,10 +125,10 @@ class BotBuild(models.Model):
 
     class Meta:
         constraints = [
+            models.CheckConstraint(condition=Q(status__in=BuildStatus.values), name="botbuild_status_valid"),
             models.CheckConstraint(
-                condition=Q(status__in=["building", "ready", "failed"]), name="botbuild_status_valid"
+                condition=~Q(status=BuildStatus.READY) | ~Q(checksum=""), name="botbuild_ready_has_archive"
             ),
-            models.CheckConstraint(condition=~Q(status="ready") | ~Q(checksum=""), name="botbuild_ready_has_archive"),
         ]
         indexes = [models.Index(fields=["status", "lease_until"], name="botbuild_status_lease")]
 

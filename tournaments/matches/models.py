@@ -34,13 +34,18 @@ class ClockFields(models.Model):
         return Clock(move_ms=self.move_ms, game_ms=self.game_ms, startup_ms=self.startup_ms)
 
 
+# Out here, not nested in the model, so that its Meta can name the members (a class nested in a
+# class sees none of that class's names); ``Match.Status`` is this class.
+class MatchStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    FINISHED = "finished", "Finished"
+    ERRORED = "errored", "Errored"
+    CANCELLED = "cancelled", "Cancelled"
+
+
 class Match(ClockFields):
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        FINISHED = "finished", "Finished"
-        ERRORED = "errored", "Errored"
-        CANCELLED = "cancelled", "Cancelled"
+    Status = MatchStatus
 
     class Kind(models.TextChoices):
         """Who made the match; decides its Celery queue (docs/organisers.md)."""
@@ -91,12 +96,13 @@ class Match(ClockFields):
             models.UniqueConstraint(fields=["tournament", "index"], name="match_unique_tournament_index"),
             models.CheckConstraint(condition=Q(seats__gte=2), name="match_seats_at_least_two"),
             models.CheckConstraint(
-                condition=Q(status__in=["queued", "running", "finished", "errored", "cancelled"]),
+                condition=Q(status__in=MatchStatus.values),
                 name="match_status_valid",
             ),
             # A match that ran (or runs) was claimed at least once.
             models.CheckConstraint(
-                condition=Q(status__in=["queued", "cancelled", "errored"]) | Q(attempt__gte=1),
+                condition=Q(status__in=[MatchStatus.QUEUED, MatchStatus.CANCELLED, MatchStatus.ERRORED])
+                | Q(attempt__gte=1),
                 name="match_claimed_has_attempt",
             ),
         ]
@@ -110,10 +116,14 @@ class Match(ClockFields):
             models.Index(fields=["status", "owner", "index", "id"], name="match_queue_owner"),
             models.Index(fields=["owner", "claimed_at"], name="match_owner_claimed"),
             models.Index(
-                fields=["priority", "id"], condition=Q(status="queued", attempt__gt=0), name="match_queue_reruns"
+                fields=["priority", "id"],
+                condition=Q(status=MatchStatus.QUEUED, attempt__gt=0),
+                name="match_queue_reruns",
             ),
             models.Index(
-                fields=["priority", "id"], condition=Q(status="queued", priority__gt=0), name="match_queue_raised"
+                fields=["priority", "id"],
+                condition=Q(status=MatchStatus.QUEUED, priority__gt=0),
+                name="match_queue_raised",
             ),
         ]
 

@@ -12,7 +12,7 @@ def start(msg):
         if os.fork() == 0:
             for fd in (0, 1, 2):
                 os.close(fd)
-            while True:
+            while True:  # lives on, idle, until the sandbox ends it
                 time.sleep(0.05)
         os._exit(0)
     os.wait()

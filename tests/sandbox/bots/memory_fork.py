@@ -14,7 +14,7 @@ def start(msg):
             hoard = bytearray(PER_CHILD)
             for i in range(0, len(hoard), 4096):  # touch every page so it is really resident
                 hoard[i] = 1
-            time.sleep(1000)
+            time.sleep(1000)  # holds its memory until the sandbox ends it
             os._exit(0)
     report("FORKED", 8)
 

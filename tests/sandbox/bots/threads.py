@@ -10,7 +10,7 @@ def start(msg):
     count = 0
     try:
         while count < 100_000:
-            threading.Thread(target=time.sleep, args=(1000,), daemon=True).start()
+            threading.Thread(target=time.sleep, args=(1000,), daemon=True).start()  # each one only waits
             count += 1
     except (RuntimeError, MemoryError) as exc:
         report("THREAD_ERROR", exc)

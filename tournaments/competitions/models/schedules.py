@@ -13,6 +13,14 @@ from tournaments.competitions.models.tournaments import Tournament
 from tournaments.matches.models import ClockFields
 
 
+# Out here, not nested in the model, so that its Meta can name the members (a class nested in a
+# class sees none of that class's names); ``TournamentSchedule.Kind`` is this class.
+class ScheduleKind(models.TextChoices):
+    DAILY = "daily", "Daily at a time"
+    WEEKLY = "weekly", "Weekly on a weekday at a time"
+    CRON = "cron", "Cron expression"
+
+
 class TournamentSchedule(ClockFields):
     """Creates and starts one round robin ("an edition") each time it comes round.
 
@@ -21,10 +29,7 @@ class TournamentSchedule(ClockFields):
     beat task can claim a due run with one conditional UPDATE.
     """
 
-    class Kind(models.TextChoices):
-        DAILY = "daily", "Daily at a time"
-        WEEKLY = "weekly", "Weekly on a weekday at a time"
-        CRON = "cron", "Cron expression"
+    Kind = ScheduleKind
 
     class Weekday(models.IntegerChoices):
         MONDAY = 0, "Monday"
@@ -56,14 +61,15 @@ class TournamentSchedule(ClockFields):
     class Meta:
         ordering = ["next_run", "id"]
         constraints = [
-            models.CheckConstraint(condition=Q(kind__in=["daily", "weekly", "cron"]), name="schedule_kind_valid"),
+            models.CheckConstraint(condition=Q(kind__in=ScheduleKind.values), name="schedule_kind_valid"),
             models.CheckConstraint(
-                condition=Q(kind="cron") | Q(at_time__isnull=False), name="schedule_time_for_daily_weekly"
+                condition=Q(kind=ScheduleKind.CRON) | Q(at_time__isnull=False), name="schedule_time_for_daily_weekly"
             ),
             models.CheckConstraint(
-                condition=~Q(kind="weekly") | Q(weekday__gte=0, weekday__lte=6), name="schedule_weekday_for_weekly"
+                condition=~Q(kind=ScheduleKind.WEEKLY) | Q(weekday__gte=0, weekday__lte=6),
+                name="schedule_weekday_for_weekly",
             ),
-            models.CheckConstraint(condition=~Q(kind="cron") | ~Q(cron=""), name="schedule_cron_for_cron"),
+            models.CheckConstraint(condition=~Q(kind=ScheduleKind.CRON) | ~Q(cron=""), name="schedule_cron_for_cron"),
             models.CheckConstraint(condition=Q(seats__gte=2), name="schedule_seats_at_least_two"),
         ]
 

@@ -15,16 +15,23 @@ from django.urls import reverse
 from tournaments.matches.models import ClockFields
 
 
-class Tournament(ClockFields):
-    class Format(models.TextChoices):
-        SINGLE = "single", "Single round robin"
-        DOUBLE = "double", "Double round robin"
+# Out here, not nested in the model, so that its Meta can name the members (a class nested in a
+# class sees none of that class's names); ``Tournament.Format`` and ``Tournament.Status`` are these classes.
+class TournamentFormat(models.TextChoices):
+    SINGLE = "single", "Single round robin"
+    DOUBLE = "double", "Double round robin"
 
-    class Status(models.TextChoices):
-        DRAFT = "draft", "Draft"
-        RUNNING = "running", "Running"
-        FINISHED = "finished", "Finished"
-        CANCELLED = "cancelled", "Cancelled"
+
+class TournamentStatus(models.TextChoices):
+    DRAFT = "draft", "Draft"
+    RUNNING = "running", "Running"
+    FINISHED = "finished", "Finished"
+    CANCELLED = "cancelled", "Cancelled"
+
+
+class Tournament(ClockFields):
+    Format = TournamentFormat
+    Status = TournamentStatus
 
     game = models.ForeignKey("games.Game", on_delete=models.PROTECT, related_name="tournaments")
     name = models.CharField(max_length=200)
@@ -65,10 +72,8 @@ class Tournament(ClockFields):
                 condition=Q(move_ms__gte=1) & Q(game_ms__gte=1) & Q(startup_ms__gte=1),
                 name="tournament_clocks_positive",
             ),
-            models.CheckConstraint(condition=Q(format__in=["single", "double"]), name="tournament_format_valid"),
-            models.CheckConstraint(
-                condition=Q(status__in=["draft", "running", "finished", "cancelled"]), name="tournament_status_valid"
-            ),
+            models.CheckConstraint(condition=Q(format__in=TournamentFormat.values), name="tournament_format_valid"),
+            models.CheckConstraint(condition=Q(status__in=TournamentStatus.values), name="tournament_status_valid"),
         ]
 
     def __str__(self) -> str:

@@ -26,13 +26,18 @@ def _empty_pentanomial() -> list[int]:
     return [0, 0, 0, 0, 0]
 
 
+# Out here, not nested in the model, so that its Meta can name the members (a class nested in a
+# class sees none of that class's names); ``VersionTest.Status`` is this class.
+class VersionTestStatus(models.TextChoices):
+    RUNNING = "running", "Running"
+    H0 = "h0", "Not better (H0 accepted)"
+    H1 = "h1", "Better (H1 accepted)"
+    INCONCLUSIVE = "inconclusive", "Inconclusive (game cap reached)"
+    CANCELLED = "cancelled", "Cancelled"
+
+
 class VersionTest(ClockFields):
-    class Status(models.TextChoices):
-        RUNNING = "running", "Running"
-        H0 = "h0", "Not better (H0 accepted)"
-        H1 = "h1", "Better (H1 accepted)"
-        INCONCLUSIVE = "inconclusive", "Inconclusive (game cap reached)"
-        CANCELLED = "cancelled", "Cancelled"
+    Status = VersionTestStatus
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="version_tests")
     bot = models.ForeignKey("bots.Bot", on_delete=models.PROTECT, related_name="version_tests")
@@ -83,7 +88,7 @@ class VersionTest(ClockFields):
             models.CheckConstraint(condition=Q(max_games__gte=2), name="versiontest_max_games"),
             models.CheckConstraint(condition=Q(pairs_in_flight__gte=1), name="versiontest_pairs_in_flight"),
             models.CheckConstraint(
-                condition=Q(status__in=["running", "h0", "h1", "inconclusive", "cancelled"]),
+                condition=Q(status__in=VersionTestStatus.values),
                 name="versiontest_status_valid",
             ),
         ]
