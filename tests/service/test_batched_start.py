@@ -8,7 +8,7 @@ import pytest
 
 from tournaments.bots.services import bot_deactivate
 from tournaments.competitions.models import Tournament
-from tournaments.competitions.plans import match_seed, round_robin_plan
+from tournaments.competitions.plans import round_robin_plan
 from tournaments.competitions.services.filling import tournament_matches_fill, tournaments_unfilled
 from tournaments.competitions.services.tournaments import (
     tournament_cancel,
@@ -42,18 +42,15 @@ def test_the_request_inserts_nothing_and_the_task_inserts_the_plan(
     assert tournament_fill(tournament.id) == 10  # the task, run here
     assert tournament_matches_fill(tournament_id=tournament.id) == 0  # again: nothing is added twice
     assert tournaments_unfilled() == []
-    # The same matches, seats and seeds as a round robin inserted at once.
+    # The same matches and seats as a round robin inserted at once, each with a seed of its own.
     plan = round_robin_plan(participants=5, teams=2, games_per_group=1)
     versions = list(tournament.entries.order_by("number").values_list("bot_version_id", flat=True))
     got = [
-        (m.index, m.seed, tuple(m.match_seats.order_by("seat").values_list("bot_version_id", flat=True)))
+        (m.index, tuple(m.match_seats.order_by("seat").values_list("bot_version_id", flat=True)))
         for m in tournament.matches.order_by("index")
     ]
-    want = [
-        (i, match_seed(tournament_id=tournament.id, index=i), tuple(versions[p] for p in game))
-        for i, game in enumerate(plan)
-    ]
-    assert got == want
+    assert got == [(i, tuple(versions[p] for p in game)) for i, game in enumerate(plan)]
+    assert len(set(tournament.matches.values_list("seed", flat=True))) == len(plan)
     assert set(tournament.matches.values_list("status", flat=True)) == {Match.Status.QUEUED}
 
 

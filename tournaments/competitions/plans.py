@@ -7,7 +7,6 @@ Team 0 holds seat 0, so ``game[0]`` is the participant who starts.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import math
 
@@ -73,9 +72,3 @@ def round_robin_plan(*, participants: int, teams: int, games_per_group: int, leg
                 k = leg * games_per_group + game + offset
                 plan.append(tuple(group[(t + k) % teams] for t in range(teams)))
     return plan
-
-
-def match_seed(*, tournament_id: int, index: int) -> int:
-    """A deterministic seed from the tournament and the game's index (fits a signed 64-bit column)."""
-    digest = hashlib.sha256(f"arbiter:{tournament_id}:{index}".encode()).digest()
-    return int.from_bytes(digest[:7], "big")

@@ -55,7 +55,12 @@ class MatchSerializer(serializers.Serializer):
     engine_version = serializers.CharField()
     options = serializers.DictField(child=serializers.JSONField())
     seats = serializers.IntegerField()
-    seed = serializers.IntegerField()
+    seed = serializers.IntegerField(
+        allow_null=True,
+        help_text="The match's secret random seed (its deal): null until the match has finished, and for a game "
+        "with hidden information or chance until every match that plays the same seed has ended too "
+        "(a version test's pair). Null for everyone, staff included (docs/api.md).",
+    )
     rating_pool = serializers.CharField()
     rated = serializers.BooleanField()
     status = serializers.ChoiceField(choices=Match.Status.choices)
@@ -125,7 +130,9 @@ def match_body(match: Match, *, user: Any, detail: bool) -> dict[str, Any]:
         "engine_version": match.engine_version,
         "options": match.options,
         "seats": match.seats,
-        "seed": match.seed,
+        # Secret while it can still tell anyone a hand or a card to come (matches/seeds.py); a match
+        # read without the annotation shows none.
+        "seed": match.seed if getattr(match, "seed_shown", False) else None,
         "rating_pool": match.rating_pool,
         "rated": match.rated,
         "status": match.status,

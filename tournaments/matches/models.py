@@ -115,6 +115,8 @@ class Match(ClockFields):
             # when an owner was last served, and the few matches that jump the queue.
             models.Index(fields=["status", "owner", "index", "id"], name="match_queue_owner"),
             models.Index(fields=["owner", "claimed_at"], name="match_owner_claimed"),
+            # Whether a finished match's seed may be shown: is another match of that seed still in play?
+            models.Index(fields=["seed"], name="match_seed"),
             models.Index(
                 fields=["priority", "id"],
                 condition=Q(status=MatchStatus.QUEUED, attempt__gt=0),

@@ -8,6 +8,7 @@ from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 
 from tournaments.bots.selectors import bots_private_to_others
 from tournaments.matches.models import Match, MatchSeat
+from tournaments.matches.seeds import seed_shown
 from workers.match import BotRef, MatchSpec
 from workers.packages.build import BUILT_FILENAME
 
@@ -46,10 +47,11 @@ def match_list(
     status: str | None = None,
     by_finish: bool = False,
 ) -> QuerySet[Match]:
-    """Matches the user may see, newest first; ``by_finish``: in the order they finished (as ratings moved)."""
+    """Matches the user may see, newest first (``seed_shown`` annotated); ``by_finish``: in finish order."""
     matches = (
         matches_visible(user=user)
         .defer("moves")
+        .annotate(seed_shown=seed_shown())
         .prefetch_related(
             Prefetch(
                 "match_seats",
@@ -67,9 +69,10 @@ def match_list(
 
 
 def match_get(*, user: Any, match_id: int) -> Match | None:
-    """The match with its seats and rating changes, if the user may see it."""
+    """The match with its seats and rating changes, if the user may see it (``seed_shown`` annotated)."""
     return (
         matches_visible(user=user)
+        .annotate(seed_shown=seed_shown())
         .prefetch_related(
             Prefetch(
                 "match_seats",

@@ -9,6 +9,7 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 from tournaments.bots.models import Bot
 from tournaments.competitions.models import Challenge
 from tournaments.matches.models import Match, MatchSeat
+from tournaments.matches.seeds import seed_shown
 
 _PENDING = (Match.Status.QUEUED, Match.Status.RUNNING)
 
@@ -49,10 +50,11 @@ def challenge_status(challenge: Challenge) -> str:
 
 
 def challenge_matches(*, challenge: Challenge) -> list[Match]:
-    """The challenge's matches in game order, with their seats."""
+    """The challenge's matches in game order, with their seats (``seed_shown`` annotated)."""
     return list(
         Match.objects.filter(challenge_link__challenge=challenge)
         .defer("moves")
+        .annotate(seed_shown=seed_shown())
         .prefetch_related(
             Prefetch(
                 "match_seats",

@@ -8,7 +8,6 @@ series each moves first equally often.  A user may create at most
 
 from __future__ import annotations
 
-import hashlib
 from datetime import datetime, time
 from typing import Any
 
@@ -26,6 +25,7 @@ from tournaments.games.config import game_config_check
 from tournaments.matches.clocks import clock_check
 from tournaments.matches.life import Lineup, MatchConfig, matches_create, matches_enqueue
 from tournaments.matches.models import Match
+from tournaments.matches.seeds import seed_draw
 from workers.match import Clock
 
 
@@ -36,12 +36,6 @@ class ChallengeLimitError(ServiceError):
 
     def __init__(self, message: str, *, code: str = "challenge_limit", fields: dict[str, Any] | None = None) -> None:
         super().__init__(message, code=code, fields=fields)
-
-
-def challenge_seed(*, challenge_id: int, number: int) -> int:
-    """A deterministic seed per game of a challenge (fits a signed 64-bit column)."""
-    digest = hashlib.sha256(f"arbiter:challenge:{challenge_id}:{number}".encode()).digest()
-    return int.from_bytes(digest[:7], "big")
 
 
 def _current_version(*, bot: Bot, field: str) -> BotVersion:
@@ -156,10 +150,7 @@ def _challenge_matches_create(*, challenge: Challenge, config: MatchConfig) -> N
     sides = [(theirs, mine) if challenge.swap_seats and n % 2 == 1 else (mine, theirs) for n in range(challenge.games)]
     matches = matches_create(
         config=config,
-        lineups=[
-            Lineup(versions=side, seed=challenge_seed(challenge_id=challenge.id, number=n), index=n)
-            for n, side in enumerate(sides)
-        ],
+        lineups=[Lineup(versions=side, seed=seed_draw(), index=n) for n, side in enumerate(sides)],
     )
     ChallengeMatch.objects.bulk_create(
         [ChallengeMatch(challenge=challenge, match=m, number=n + 1) for n, m in enumerate(matches)]

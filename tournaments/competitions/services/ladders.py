@@ -44,6 +44,7 @@ from tournaments.games.models import Game
 from tournaments.matches.clocks import clock_check
 from tournaments.matches.life import Lineup, MatchConfig, matches_create, matches_enqueue
 from tournaments.matches.models import Match
+from tournaments.matches.seeds import seed_draw
 
 logger = logging.getLogger(__name__)
 
@@ -154,7 +155,8 @@ def ladder_top_up(*, ladder_id: int, now: datetime | None = None, rng: random.Ra
             )
             if lineup is None:
                 break
-            created += matches_create(config=config, lineups=[Lineup(versions=tuple(lineup), seed=rng.getrandbits(56))])
+            # ``rng`` picks who plays (tests fix it); the seed is a secret draw all the same.
+            created += matches_create(config=config, lineups=[Lineup(versions=tuple(lineup), seed=seed_draw())])
             # Count the new match before the next pick, as the database would.
             for version_id in lineup:
                 entry = by_version[version_id]

@@ -14,7 +14,7 @@ from engines import get_engine
 from tournaments.bots.models import Bot, BotVersion
 from tournaments.bots.selectors import version_unplayable, versions_current
 from tournaments.competitions.models import Participant, Tournament
-from tournaments.competitions.plans import match_seed, round_robin_plan
+from tournaments.competitions.plans import round_robin_plan
 from tournaments.competitions.services.limits import (
     queue_check,
     round_robin_check,
@@ -30,6 +30,7 @@ from tournaments.games.models import Game
 from tournaments.matches.clocks import clock_check
 from tournaments.matches.life import Lineup, MatchConfig, matches_create, matches_enqueue
 from tournaments.matches.models import Match
+from tournaments.matches.seeds import seed_draw
 from workers.match import Clock
 
 logger = logging.getLogger(__name__)
@@ -217,10 +218,11 @@ def _matches_schedule(*, tournament: Tournament) -> tuple[list[int], int]:
 
 
 def tournament_matches_insert(*, tournament: Tournament, start: int, stop: int) -> list[int]:
-    """Insert the matches ``start`` to ``stop - 1`` of the tournament's plan (its order, its seeds); their ids.
+    """Insert the matches ``start`` to ``stop - 1`` of the tournament's plan (its order), each with a new seed.
 
     The plan is a pure function of the entries and the format, so any slice
-    can be inserted at any time and the whole is the same as in one go.
+    can be inserted at any time and the whole is the same as in one go; the
+    seeds are secret draws, a function of nothing (matches/seeds.py).
     """
     teams = get_engine(tournament.game_id).teams(tournament.seats, tournament.options)
     versions = list(tournament.entries.order_by("number").values_list("bot_version_id", flat=True))
@@ -247,7 +249,7 @@ def tournament_matches_insert(*, tournament: Tournament, start: int, stop: int) 
     lineups = [
         Lineup(
             versions=tuple(versions[p] for p in plan[index]),
-            seed=match_seed(tournament_id=tournament.pk, index=index),
+            seed=seed_draw(),
             index=index,
         )
         for index in range(start, min(stop, len(plan)))

@@ -34,7 +34,6 @@ test row.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections import defaultdict
 from typing import Any
@@ -53,6 +52,7 @@ from tournaments.games.config import game_config_check
 from tournaments.matches.clocks import clock_check
 from tournaments.matches.life import Lineup, MatchConfig, matches_create, matches_enqueue
 from tournaments.matches.models import Match, MatchSeat
+from tournaments.matches.seeds import seed_draw
 from tournaments.ratings.elo import pair_score
 from tournaments.ratings.stats import Decision, bounds
 from workers.match import Clock
@@ -67,12 +67,6 @@ FINAL = {
     Decision.H1: VersionTest.Status.H1,
     Decision.INCONCLUSIVE: VersionTest.Status.INCONCLUSIVE,
 }
-
-
-def version_test_seed(*, test_id: int, pair: int) -> int:
-    """The seed both games of a pair share (deterministic; fits a signed 64-bit column)."""
-    digest = hashlib.sha256(f"arbiter:version-test:{test_id}:{pair}".encode()).digest()
-    return int.from_bytes(digest[:7], "big")
 
 
 def _version(*, bot: Bot, number: int | None, field: str) -> BotVersion:
@@ -192,6 +186,8 @@ def _queue_pairs(test: VersionTest, numbers: range) -> None:
         return
     teams = get_engine(test.bot.game_id).teams(test.seats, test.options)
     plan = [(pair, game) for pair in numbers for game in (0, 1)]
+    # One secret seed per pair: both games play one deal (shown once both have ended, matches/seeds.py).
+    seeds = {pair: seed_draw() for pair in numbers}
     config = MatchConfig(
         kind=Match.Kind.VERSION_TEST,
         game_id=test.bot.game_id,
@@ -206,10 +202,7 @@ def _queue_pairs(test: VersionTest, numbers: range) -> None:
     sides = {0: (test.candidate_id, test.baseline_id), 1: (test.baseline_id, test.candidate_id)}
     matches = matches_create(
         config=config,
-        lineups=[
-            Lineup(versions=sides[game], seed=version_test_seed(test_id=test.id, pair=pair), index=2 * pair + game)
-            for pair, game in plan
-        ],
+        lineups=[Lineup(versions=sides[game], seed=seeds[pair], index=2 * pair + game) for pair, game in plan],
     )
     VersionTestMatch.objects.bulk_create(
         [
