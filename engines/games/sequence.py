@@ -7,8 +7,11 @@ match seed).
 Rule versions: "2" puts a played card on its discard pile before the draw,
 so a reshuffle at that draw includes it, as the rules text orders the turn
 ("place it face up on a discard pile ... Finally, you draw").  Version "1"
-drew first and discarded after; it is kept, selectable by version only, so
-that matches recorded under it replay move for move.
+drew first and discarded after.  Version "3" gives every reshuffle a random
+stream of its own, keyed by the secret seed (``_sequence_cards``), where
+"1" and "2" went on with the deal's.  The older versions are kept,
+selectable by version only, so that matches recorded under them replay
+move for move.
 
 Internally a square holds a bit mask: 0 empty, ``1 << team`` for a chip and
 all team bits for a corner, so "this square counts for team t" is one ``&``.
@@ -265,8 +268,8 @@ class SequenceEngine(Engine):
 
     id = "sequence"
     name = "Sequence"
-    version = "2"
-    legacy_versions = (DRAW_THEN_DISCARD,)
+    version = "3"
+    legacy_versions = ("2", DRAW_THEN_DISCARD)
     seat_counts = (2, 3, 4, 6, 8, 9, 10, 12)
     options = (
         Option(

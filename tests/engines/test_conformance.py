@@ -207,6 +207,44 @@ def test_resampling_changes_hidden_information(engine: Engine) -> None:
     assert changed
 
 
+@pytest.mark.parametrize(("engine_id", "seats", "options"), CASES)
+def test_no_observation_shows_the_seed(engine_id: str, seats: int, options: dict) -> None:
+    """A seat, or a spectator, never reads the match's seed: with it and the engines it would know every deal."""
+    engine = get_engine(engine_id)
+    rng = random.Random(63)
+    for _ in range(3):
+        seed = rng.getrandbits(63) | 1 << 62  # a seed as the service draws it, 19 digits long
+        state = engine.new_state(options, seed=seed, seats=seats)
+        while True:
+            views = [state.public_observation(), *(state.observation(s) for s in range(seats))]
+            for view in views:
+                assert str(seed) not in json.dumps(view), f"an observation at ply {state.ply} holds the seed"
+            if state.is_terminal():
+                break
+            state.apply(rng.choice(state.legal_moves()))
+
+
+@pytest.mark.parametrize(("engine_id", "seats", "options"), CASES)
+def test_a_seat_sees_more_than_spectators_only_in_hidden_information_games(
+    engine_id: str, seats: int, options: dict
+) -> None:
+    """``hidden_information`` is what the service keeps seeds and replays' hands secret by: it must be true."""
+    engine = get_engine(engine_id)
+    state, _ = random_playout(engine, seed=11, options=options, seats=seats)
+    states = [engine.new_state(options, seed=11, seats=seats), state]
+    private = set()
+    for one in states:
+        public = one.public_observation()
+        for seat in range(seats):
+            own = one.observation(seat)
+            assert own.get("seat", seat) == seat
+            private |= {k for k in own if k != "seat" and (k not in public or own[k] != public[k])}
+    if engine.hidden_information:
+        assert private, "a game that hides information shows each seat something of its own"
+    else:
+        assert not private, f"{engine_id} shows a seat {sorted(private)} beyond what spectators see"
+
+
 @pytest.mark.parametrize("engine", ENGINES, ids=lambda e: e.id)
 def test_seeds_matter_only_for_chance(engine: Engine) -> None:
     seats, options = engine.configs()[0]

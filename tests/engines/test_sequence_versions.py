@@ -1,9 +1,10 @@
-"""Sequence rule versions (discard before the draw, old replays) and ranks counted over teams."""
+"""Sequence rule versions (discard before the draw, reshuffles of their own, old replays); ranks over teams."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import random
 from collections import Counter
 from pathlib import Path
 
@@ -84,10 +85,42 @@ def test_version_1_replays_move_for_move() -> None:
     assert _game(current[n]) != _game(after)
 
 
+def test_version_2_replays_move_for_move() -> None:
+    """Recorded by the engine of version 2 itself, whose reshuffles went on with the deal's random stream."""
+    recorded = json.loads((FIXTURES / "sequence_v2_reshuffle.json").read_text())
+    assert recorded["engine_version"] == "2" and recorded["moves"][: len(RESHUFFLE_MOVES)] == RESHUFFLE_MOVES
+    replay = Replay.from_json(recorded)
+    assert _digest(replay.states()) == recorded["states_sha256"]
+    assert replay.final_state().result().to_json() == recorded["result"]
+
+
+def test_each_reshuffle_has_a_random_stream_of_its_own() -> None:
+    """Rules 3: a reshuffle does not go on with the deal's stream, so that stream, found or not, tells nothing of it.
+
+    Under version 2 the new pile is what the deal's stream, continued, makes of the gathered discards; under
+    version 3 it is not.  The deal itself is the same under both.
+    """
+    piles = {}
+    for rules in ("2", "3"):
+        state = ENGINE.new_state_for_version(rules, {"max_plies": 110}, seed=RESHUFFLE_SEED, seats=2)
+        assert state.hands == ENGINE.new_state_for_version("2", {}, seed=RESHUFFLE_SEED, seats=2).hands
+        for move in RESHUFFLE_MOVES[:-1]:
+            state.apply(move)
+        continued = random.Random()
+        continued.setstate(state.rng_state)
+        gathered = [*state.discards[0], "7H", *state.discards[1]]  # seat 0 plays 7H, then draws from nothing
+        continued.shuffle(gathered)
+        state.apply(RESHUFFLE_MOVES[-1])
+        piles[rules] = (state.pile, gathered[:-1])
+    assert piles["2"][0] == piles["2"][1]
+    assert piles["3"][0] != piles["3"][1] and sorted(piles["3"][0]) != piles["3"][0]
+
+
 def test_versions_known_and_unknown() -> None:
-    assert ENGINE.version == "2" and ENGINE.legacy_versions == ("1",)
+    assert ENGINE.version == "3" and ENGINE.legacy_versions == ("2", "1")
     assert ENGINE.new_state_for_version("1", seed=3).to_json()["version"] == "1"
-    assert ENGINE.new_state(seed=3).to_json()["version"] == "2"
+    assert ENGINE.new_state_for_version("2", seed=3).to_json()["version"] == "2"
+    assert ENGINE.new_state(seed=3).to_json()["version"] == "3"
     with pytest.raises(InvalidStateError):
         ENGINE.new_state_for_version("0", seed=3)
     with pytest.raises(InvalidStateError):
@@ -108,7 +141,7 @@ def test_versions_known_and_unknown() -> None:
 def test_two_teams_of_two_rank_1_2_1_2() -> None:
     # Team 0 (seats 0 and 2) holds one sequence; seat 2 completes the second. Both rule versions agree.
     first = ["a5", "b5", "c5", "d5", "e5"]
-    for rules in ("2", "1"):
+    for rules in ("3", "2", "1"):
         state = position(
             seats=4,
             chips=dict.fromkeys([*first, "b1", "c1", "d1"], 0),

@@ -28,7 +28,7 @@ def _recorded(version: str, games: Any) -> Match:
     )  # fmt: skip
 
 
-@pytest.mark.parametrize("version", ["1", "2"])
+@pytest.mark.parametrize("version", ["1", "2", "3"])
 def test_old_and_new_sequence_matches_replay_to_the_end(games: Any, version: str) -> None:
     match = _recorded(version, games)
     replay = replay_build(match=match, visible_seats=set())
