@@ -202,7 +202,7 @@ def start_ms(starts: int, limits: SandboxLimits) -> tuple[float, float, dict[str
     originals = [
         (start, "_cold_launcher", timed(start, "_cold_launcher", "no launcher waiting: slot, group, spawn, move")),
         (group.SlotGroup, "attach", timed(group.SlotGroup, "attach", "  of which the move into the group")),
-        (launcher, "_make_workdir", timed(launcher, "_make_workdir", "copy, fresh /tmp and /dev/shm mounts")),
+        (launcher, "_make_workdir", timed(launcher, "_make_workdir", "copy, fresh /tmp, /dev/shm and view mounts")),
         (group.SlotGroup, "start", timed(group.SlotGroup, "start", "group counters, weight, CPU")),
         (launcher, "hand_out", timed(launcher, "hand_out", "hand the bot to its launcher (all of the above)")),
     ]

@@ -96,3 +96,21 @@ def test_what_a_build_makes_is_checked_like_an_upload(
     build = ["sh", "-c", script]
     outcome = build_package(package(build, {}), "bot.zip", tuple(build), bots=limits, limits=LIMITS)
     assert not outcome.ok and message in outcome.log, outcome.log
+
+
+def test_what_a_build_writes_in_its_bot_folder_is_capped_by_the_kernel(
+    limits: SandboxLimits, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Twice the package size limit beside the sources: past it, writes fail and the build with them."""
+    monkeypatch.setenv("ARBITER_MAX_UNPACKED_BYTES", str(2_000_000))
+    # 2 MiB fits (the package check then refuses it); 16 MiB (each file under the size limit) does not.
+    script = (
+        "head -c 2000000 /dev/zero > fits && for i in 1 2 3 4; do head -c 4000000 /dev/zero > big$i || exit 1; done"
+    )
+    build = ["sh", "-c", script]
+    outcome = build_package(package(build, {}), "bot.zip", tuple(build), bots=limits, limits=LIMITS)
+    assert not outcome.ok
+    assert outcome.log.startswith("the build failed (exit status 1)") and "No space left on device" in outcome.log, (
+        outcome.log
+    )
+    assert slot_tasks() == 0

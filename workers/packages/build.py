@@ -60,7 +60,8 @@ class BuildLimits:
 
     def sandbox(self, bots: SandboxLimits) -> SandboxLimits:
         """The bots' sandbox with a build's limits: memory for the group, CPU, processes, /tmp."""
-        largest_file = max(1, config.read("ARBITER_MAX_UNPACKED_BYTES") >> 20)
+        package_bytes: int = config.read("ARBITER_MAX_UNPACKED_BYTES")
+        largest_file = max(1, package_bytes >> 20)
         return replace(
             bots,
             memory_mb=self.memory_mb,
@@ -68,6 +69,8 @@ class BuildLimits:
             processes=self.processes,
             tmp_mb=self.tmp_mb,
             file_size_mb=max(bots.file_size_mb, largest_file),
+            # What it leaves must fit a package; twice that lets it work, and lets the package check say so.
+            bot_room_mb=2 * -(-package_bytes // (1 << 20)),
             cpu_seconds=self.seconds,
             warm=0,
         )

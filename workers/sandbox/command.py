@@ -36,7 +36,8 @@ from workers.sandbox import procmask, seccomp
 from workers.sandbox.cgroups import CgroupSupport, detect
 from workers.sandbox.cpus import worker_cpus
 from workers.sandbox.limits import SandboxLimits
-from workers.sandbox.mounts import can_mount
+from workers.sandbox.mounts import VIEW_DIR, can_mount
+from workers.sandbox.view import ViewContents
 
 # Harmless parts of /etc that toolchains need (dynamic linker cache, alternatives symlinks).
 _ETC_WHITELIST = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime")
@@ -71,8 +72,9 @@ class LaunchPlan:
     seccomp_program: bytes | None
     bwrap_head: tuple[str, ...]  # options before the per-bot ones
     cgroups: CgroupSupport
-    own_tmpfs: bool  # /tmp and /dev/shm mounted by the worker, with inode caps
+    own_tmpfs: bool  # /tmp, /dev/shm and the view mounted by the worker (tmpfs with inode caps)
     cpus: tuple[int, ...]
+    view: ViewContents | None = None  # what each bot's view holds besides the bot (with own_tmpfs)
 
     def launcher_script(self, nproc: int | None, launch_file: Path) -> str:
         """The launcher's script: wait for the gate line, set the rlimits, run ``launch_file``.
@@ -119,6 +121,8 @@ class LaunchPlan:
         options = list(self.bwrap_head)
         if self.own_tmpfs:
             options += ["--bind", str(workdir / "shm"), "/dev/shm", "--bind", str(workdir / "tmp"), "/tmp"]
+            if self.view is not None:
+                options += self.view.binds(workdir / VIEW_DIR)
         else:
             options += ["--size", str(self.limits.shm_mb << 20), "--tmpfs", "/dev/shm"]
             options += ["--size", str(self.limits.tmp_mb << 20), "--tmpfs", "/tmp"]
@@ -164,7 +168,8 @@ def _engines_copy(runtime: Path) -> Path:
     return target
 
 
-def _bwrap_head(limits: SandboxLimits, bwrap: str, masks: list[str], engines_dir: Path) -> tuple[str, ...]:
+def _bwrap_head(limits: SandboxLimits, bwrap: str, masks: list[str], engines_dir: Path | None) -> tuple[str, ...]:
+    """What every bot's bwrap command starts with; ``masks`` and ``engines_dir``: binds from the worker's disk."""
     args = [
         bwrap,
         "--unshare-all",
@@ -186,7 +191,8 @@ def _bwrap_head(limits: SandboxLimits, bwrap: str, masks: list[str], engines_dir
     for path in _ETC_WHITELIST:
         if os.path.exists(path):
             args += ["--ro-bind", path, path]
-    args += ["--ro-bind", str(engines_dir), f"{ENGINES_MOUNT}/engines"]
+    if engines_dir is not None:
+        args += ["--ro-bind", str(engines_dir), f"{ENGINES_MOUNT}/engines"]
     args += ["--proc", "/proc", *masks, "--dev", "/dev", "--remount-ro", "/dev"]
     return tuple(args)
 
@@ -207,9 +213,18 @@ def plan(limits: SandboxLimits, sandboxed: bool, runtime: Path, bwrap_name: str 
     program = None
     if sandboxed and limits.seccomp:
         program = seccomp.build_filter(shared_memory=limits.shared_memory)
-    masks: list[str] = []
-    if sandboxed:
-        masks = procmask.prepare(runtime / "proc-view", limits.memory_mb, 1 if limits.pin_cpu else len(cpus))
+    own_tmpfs = sandboxed and is_root and can_mount(runtime)
+    cpu_count = 1 if limits.pin_cpu else len(cpus)
+    view = None
+    head: tuple[str, ...] = ()
+    if bwrap and own_tmpfs:
+        # Each bot's own view holds the engines and the /proc files (workers.sandbox.view).
+        files = procmask.static_files(limits.memory_mb, cpu_count)
+        view = ViewContents.of(_engines_copy(runtime), files, procmask.covered_dirs())
+        head = _bwrap_head(limits, bwrap, [], None)
+    elif bwrap:
+        masks = procmask.prepare(runtime / "proc-view", limits.memory_mb, cpu_count)
+        head = _bwrap_head(limits, bwrap, masks, _engines_copy(runtime))
     built = LaunchPlan(
         limits=limits,
         sandboxed=sandboxed,
@@ -217,10 +232,11 @@ def plan(limits: SandboxLimits, sandboxed: bool, runtime: Path, bwrap_name: str 
         setpriv=tool("setpriv", "util-linux") if is_root else None,
         bwrap=bwrap,
         seccomp_program=program,
-        bwrap_head=_bwrap_head(limits, bwrap, masks, _engines_copy(runtime)) if bwrap else (),
+        bwrap_head=head,
         cgroups=cgroups,
-        own_tmpfs=sandboxed and is_root and can_mount(runtime),
+        own_tmpfs=own_tmpfs,
         cpus=cpus,
+        view=view,
     )
     _plans[key] = built
     return built

@@ -18,7 +18,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from workers.sandbox import command, mounts, seccomp
+from workers.sandbox import command, mounts, seccomp, view
 from workers.sandbox.group import SlotGroup
 from workers.sandbox.process import BotProcess
 from workers.sandbox.slots import Slot
@@ -135,7 +135,9 @@ def hand_out(
 ) -> BotProcess:
     """Give a waiting launcher its bot: the copy, the mounts, the launch file, the CPU; open the gate."""
     slot, workdir = launcher.slot, launcher.workdir
-    botdir = workdir / f"bot-{uuid.uuid4().hex[:12]}"
+    # In the bot's view where the worker mounts one, else a fresh copy on disk.
+    own = _own_mounts(plan, slot)
+    botdir = workdir / mounts.VIEW_DIR / "bot" if own else workdir / f"bot-{uuid.uuid4().hex[:12]}"
     try:
         _write_launch(launcher, plan, program, botdir, empty)
         if launcher.group is not None:
@@ -186,14 +188,24 @@ def _write_launch(launcher: Launcher, plan: command.LaunchPlan, program: BotProg
         launcher.args_fd = None
 
 
+def _own_mounts(plan: command.LaunchPlan, slot: Slot | None) -> bool:
+    """Whether the bot's /tmp, /dev/shm and view are tmpfs mounts of its own (else: --tmpfs, and its copy on disk)."""
+    return plan.own_tmpfs and plan.view is not None and slot is not None
+
+
 def _make_workdir(
     workdir: Path, botdir: Path, program: BotProgram, plan: command.LaunchPlan, slot: Slot | None, empty: bool
 ) -> None:
-    """Fresh /tmp and /dev/shm mounts in the slot's directory (where the worker may mount), and the copy."""
+    """Fresh /tmp, /dev/shm and view mounts in the slot's directory (where the worker may mount), and the copy."""
     limits = plan.limits
-    own = plan.own_tmpfs and slot is not None
+    own = _own_mounts(plan, slot)
     sizes = {"tmp": limits.tmp_mb << 20, "shm": limits.shm_mb << 20} if own else None
     mounts.prepare_slot_dir(workdir, sizes, limits.tmp_inodes, slot.uid if slot is not None else os.geteuid())
+    if own and plan.view is not None:
+        need = view.Footprint() if empty else view.footprint(Path(program.directory))
+        if program.writable:  # a build: room for what it makes
+            need += view.Footprint(limits.bot_room_mb << 20, limits.tmp_inodes)
+        view.make_view(workdir / mounts.VIEW_DIR, plan.view, need)
     if empty:
         os.mkdir(botdir, 0o755)
     else:

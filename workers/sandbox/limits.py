@@ -72,6 +72,9 @@ class SandboxLimits:
     # Not a setting: a server-side build's processes may reserve more address space than the
     # control group lets them use (None: memory_mb, the bots' rule).
     address_space_mb: int | None = None
+    # Not a setting: what a writable /bot (a server-side build's) may hold beyond its copy, where
+    # the worker mounts each bot's view (workers.sandbox.view); a bot's /bot is read-only.
+    bot_room_mb: int = 0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> SandboxLimits:

@@ -8,9 +8,15 @@ itself in the slot's directory, with ``nr_inodes``, and binds them into the
 sandbox; it unmounts them when the bot is gone.  Elsewhere the sandbox falls
 back to ``--tmpfs`` (where a memory cgroup still counts the inodes).
 
+These file systems belong to root and only their top directory to the
+slot, so that their options in the bot's mount table name no slot uid.  The
+bot's copy, the engines and the static /proc files are in a third tmpfs of
+the bot's own, its view (``workers.sandbox.view``).
+
 Directories are made once per slot and kept: removing one is slow on some
-disks (milliseconds per rmdir), so a finished bot's copy is renamed into a
-trash directory that a background thread empties, off every bot's path.
+disks (milliseconds per rmdir), so a copy made on disk (by a worker that may
+not mount) is renamed into a trash directory that a background thread
+empties, off every bot's path.
 """
 
 from __future__ import annotations
@@ -33,12 +39,26 @@ _MNT_DETACH = 0x2
 _libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
 
 
-def mount_tmpfs(path: Path, size_bytes: int, inodes: int, uid: int) -> None:
-    """Mount a fresh tmpfs at ``path`` owned by ``uid``, with a size and an inode cap (OSError if refused)."""
-    options = f"size={size_bytes},nr_inodes={inodes},mode=0700,uid={uid},gid={uid}"
+# The mounts in a slot's directory, made for each bot and detached when it is gone.
+VIEW_DIR = "view"
+SLOT_MOUNTS = ("tmp", "shm", VIEW_DIR)
+
+
+def mount_tmpfs(path: Path, size_bytes: int, inodes: int, uid: int, mode: int = 0o700) -> None:
+    """Mount a fresh tmpfs at ``path`` whose top directory ``uid`` owns, with a size and an inode cap.
+
+    OSError if refused.  The file system is root's (no ``uid=`` in its options), its top
+    directory is given to ``uid`` afterwards.
+    """
+    options = f"size={size_bytes},nr_inodes={inodes},mode={mode:04o}"
     if _libc.mount(b"tmpfs", str(path).encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options.encode()) != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"cannot mount a tmpfs at {path}: {os.strerror(err)}")
+    try:
+        os.chown(path, uid, uid)
+    except OSError:
+        unmount(path)
+        raise
 
 
 def unmount(path: Path) -> None:
@@ -67,11 +87,11 @@ def prepare_slot_dir(workdir: Path, mount: dict[str, int] | None, inodes: int, u
 
 
 def release_slot_dir(workdir: Path, botdir: Path, keep: bool) -> None:
-    """Unmount the bot's /tmp and /dev/shm (their memory goes at once) and discard its copy.
+    """Unmount the bot's /tmp, /dev/shm and view (their memory goes at once) and discard a copy on disk.
 
     ``keep``: the directory is a slot's and stays for the next bot (else it goes as well).
     """
-    for name in ("tmp", "shm"):
+    for name in SLOT_MOUNTS:
         unmount(workdir / name)
     discard(botdir if keep else workdir, workdir.parent / "trash")
 

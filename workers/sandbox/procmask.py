@@ -74,13 +74,11 @@ def _write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def prepare(directory: Path, memory_mb: int, cpus: int, proc: Path = Path("/proc")) -> list[str]:
-    """Write the static files into ``directory``; return the bwrap options that cover /proc with them.
+def static_files(memory_mb: int, cpus: int, proc: Path = Path("/proc")) -> dict[str, str]:
+    """The static files' texts by their path under /proc: only for files this kernel has that a bot may read.
 
-    Only files this kernel has are covered (bwrap cannot bind onto a missing file).
+    (bwrap cannot bind onto a missing file, and files only root may read need no cover.)
     """
-    directory.mkdir(mode=0o755, exist_ok=True)
-    directory.chmod(0o755)
     files = {
         "meminfo": _meminfo(memory_mb),
         "stat": _stat(cpus, _boot_time()),
@@ -94,19 +92,36 @@ def prepare(directory: Path, memory_mb: int, cpus: int, proc: Path = Path("/proc
             continue
     for name in _EMPTY:
         files[name] = ""
-    options: list[str] = []
+    readable = {}
     for name, text in files.items():
         try:
-            if not (proc / name).stat().st_mode & 0o004:
-                continue  # only root may read it
+            if (proc / name).stat().st_mode & 0o004:
+                readable[name] = text
         except OSError:
             continue  # not in this kernel
+    return readable
+
+
+def covered_dirs(proc: Path = Path("/proc")) -> list[str]:
+    """The directories under /proc (of this kernel) that a bot sees empty."""
+    return [name for name in _EMPTY_DIRS if (proc / name).is_dir()]
+
+
+def prepare(directory: Path, memory_mb: int, cpus: int, proc: Path = Path("/proc")) -> list[str]:
+    """Write the static files into ``directory``; return the bwrap options that cover /proc with them.
+
+    For a worker that may not mount: elsewhere each bot's files are in its own view
+    (``workers.sandbox.view``).
+    """
+    directory.mkdir(mode=0o755, exist_ok=True)
+    directory.chmod(0o755)
+    options: list[str] = []
+    for name, text in static_files(memory_mb, cpus, proc).items():
         source = directory / name.replace("/", "_")
         _write(source, text)
         options += ["--ro-bind", str(source), f"/proc/{name}"]
     empty_dir = directory / "empty"
     empty_dir.mkdir(mode=0o755, exist_ok=True)
-    for name in _EMPTY_DIRS:
-        if (proc / name).is_dir():
-            options += ["--ro-bind", str(empty_dir), f"/proc/{name}"]
+    for name in covered_dirs(proc):
+        options += ["--ro-bind", str(empty_dir), f"/proc/{name}"]
     return options

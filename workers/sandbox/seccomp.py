@@ -19,6 +19,17 @@ SysV IPC objects and memfd files hold memory that no process maps, which a
 per-process limit never sees: unless shared memory is allowed (where the
 memory cgroup counts it), ``shmget``, ``semget``, ``msgget``,
 ``memfd_create`` and ``memfd_secret`` fail with ``EPERM``.
+
+Four calls report figures of the whole machine that no namespace narrows:
+``sysinfo`` (free memory, process count, load), ``statfs`` and ``fstatfs``
+(the free blocks and inodes of the host's disks behind ``/usr`` and every
+bind), ``ustat`` (the same by device).  What one bot moves there another
+can read, so they fail with ``ENOSYS``, as on a kernel without them: no
+runtime needs them to start (python3, node, the JVM, gcc and a C program
+were traced), and glibc's ``pathconf`` and ``fpathconf`` fall back to their
+defaults on ``ENOSYS`` (not on ``EPERM``).  glibc's ``sysconf(_SC_PHYS_PAGES)``
+ignores the failure and returns a meaningless number; docs/bots.md says to
+read ``/proc/meminfo`` (the bot's own limit) instead.
 """
 
 from __future__ import annotations
@@ -93,6 +104,8 @@ _X86_64_DENIED = {
 _X86_64 = {"socket": 41, "ioctl": 16, "clone": 56, "clone3": 435, "exit": 60, "exit_group": 231}
 # Memory held outside any process's address space (see the module docstring).
 _X86_64_SHARED_MEMORY = {"shmget": 29, "semget": 64, "msgget": 68, "memfd_create": 319, "memfd_secret": 447}
+# Figures of the whole machine (see the module docstring): they fail with ENOSYS.
+_X86_64_HOST_FIGURES = {"sysinfo": 99, "ustat": 136, "statfs": 137, "fstatfs": 138}
 # Calls that send a signal, and which argument is the signal number.
 _X86_64_SIGNALLING = {
     "kill": (62, 1),
@@ -192,6 +205,8 @@ def build_filter(machine: str | None = None, *, shared_memory: bool = False) -> 
         denied |= set(_X86_64_SHARED_MEMORY.values())
     for nr in sorted(denied):
         a.op(_JEQ_K, nr, "eperm", 0)
+    for nr in sorted(_X86_64_HOST_FIGURES.values()):
+        a.op(_JEQ_K, nr, "enosys", 0)
     a.op(_JEQ_K, _X86_64["socket"], "socket", 0)
     a.op(_JEQ_K, _X86_64["ioctl"], "ioctl", 0)
     a.op(_JEQ_K, _X86_64["clone"], "clone", 0)

@@ -13,7 +13,9 @@ builds an unprivileged user namespace with no network, a read-only ``/usr``,
 the bot's own read-only copy at ``/bot``, small ``/tmp`` and ``/dev/shm``
 (mounted by the worker with an inode cap where it may mount), a fresh
 ``/proc`` whose host-wide counters are replaced by static files, and no
-``/etc``, ``/home``, ``/root``, project files or sockets.
+``/etc``, ``/home``, ``/root``, project files or sockets.  Where the worker
+may mount, everything bound from it lives on a tmpfs of the bot's own
+(``workers.sandbox.view``), so the bot's mount table names no path of the worker.
 
 :func:`capabilities` reports what this host allows (control groups, inode
 caps, seccomp) and what falls back; ``/healthz`` and the worker's start-up
@@ -155,7 +157,8 @@ def capabilities(limits: SandboxLimits) -> dict[str, Any]:
         gaps.append(f"no control groups ({plan.cgroups.reason}): memory is limited per process and by sampling, "
                     "off-move bots are reniced, the clock sums /proc")  # fmt: skip
     if sandboxed and not plan.own_tmpfs:
-        gaps.append("no inode cap on /tmp and /dev/shm (the worker may not mount)")
+        gaps.append("no inode cap on /tmp and /dev/shm, and the bots' mount tables show the worker's paths "
+                    "(the worker may not mount)")  # fmt: skip
     if sandboxed and plan.seccomp_program is None:
         gaps.append("no seccomp filter (turned off, or no syscall table for this machine)")
     return {
