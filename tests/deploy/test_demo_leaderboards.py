@@ -12,6 +12,8 @@ import re
 import shutil
 import time
 
+import pytest
+
 from engines import all_engines
 from tests.ci import need
 from tests.live.fixtures import LiveFactory
@@ -26,6 +28,7 @@ ROW = re.compile(
 )
 
 
+@pytest.mark.slow
 def test_a_fresh_demo_ranks_the_reference_bots_of_every_game_within_three_minutes(
     live_processes: LiveFactory,
 ) -> None:
