@@ -148,10 +148,14 @@ def test_the_rebuild_and_the_error_bars_cover_organisers_pools(
 def test_the_leaderboard_page_names_the_organisers_pool_and_lists_yours(
     user: Any, other: Any, make_bot: Any, play: Any
 ) -> None:
-    _play_all(_round_robin(user, [make_bot(owner=user, name="a"), make_bot(owner=other, name="c")]), play)
+    tournament = _round_robin(user, [make_bot(owner=user, name="a"), make_bot(owner=other, name="c")])
+    _play_all(tournament, play)
     own = f"{PUBLIC}@{user.id}"
     browser = Client()
     browser.force_login(user)
+    # The tournament's page says where its games are rated, and links there.
+    listed = Client().get(f"/tournaments/{tournament.id}/").content.decode()
+    assert f"{user.username}'s own pool</a> <code>{own}</code>" in listed
     page = browser.get(f"/games/gamesup/leaderboard/?pool={own}").content.decode()
     assert f"{user.username}'s own pool" in page and 'id="own-pools"' in page
     assert page.count('<tr data-bot="') == 2

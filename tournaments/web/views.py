@@ -217,6 +217,7 @@ def _tournament_context(tournament: Tournament, user: Any) -> dict[str, Any]:
         "los_rows": _los_rows(tournament, standings),
         "recent": recent,
         "refresh_ms": LIVE_REFRESH_MS,
+        "public_pool": pool_is_public(tournament.rating_pool),
     }
 
 
