@@ -6,7 +6,6 @@ import hashlib
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
@@ -19,10 +18,10 @@ from tournaments.api.pagination import Pagination
 from tournaments.errors import ServiceError
 from tournaments.games.selectors import game_default_pool, game_list
 from tournaments.ratings.models import Rating
-from tournaments.ratings.pools import organiser_pool
 from tournaments.ratings.selectors import (
     leaderboard,
     pool_of_game,
+    pool_of_organiser,
     rating_error_bar,
     rating_is_provisional,
     rating_provisional_reason,
@@ -112,10 +111,10 @@ class LeaderboardApi(GenericAPIView):
             raise ServiceError(f"{pool!r} is not a rating pool of {game.id}.", fields={"pool": ["not of this game"]})
         organiser = request.query_params.get("organiser")
         if organiser:
-            user_id = get_user_model().objects.filter(username=organiser).values_list("pk", flat=True).first()
-            if user_id is None:
+            own = pool_of_organiser(pool=pool, username=organiser)
+            if own is None:
                 raise ServiceError(f"Unknown user {organiser!r}.", fields={"organiser": ["unknown user"]})
-            pool = organiser_pool(base=pool, organiser_id=user_id)
+            pool = own
         ratings = leaderboard(game_id=game.id, pool=pool, user=user_of(request))
         page = self.paginate_queryset(ratings)
         start = self.paginator.page.start_index() if page else 1  # type: ignore[union-attr]

@@ -14,7 +14,7 @@ from tournaments.bots.models import Bot, BotVersion, BotVersionRetirement
 from tournaments.bots.selectors import versions_built
 from tournaments.games.models import Game
 from tournaments.ratings.models import PoolFitEntry, Rating, RatingChange
-from tournaments.ratings.pools import ORGANISER_MARK, pool_is_public, pool_key_read
+from tournaments.ratings.pools import ORGANISER_MARK, organiser_pool, pool_is_public, pool_key_read
 from tournaments.ratings.stats import ErrorBar
 
 
@@ -39,12 +39,19 @@ def organiser_pools(*, game_id: str, organiser_id: int) -> list[str]:
     """The organiser's own pools of a game that hold ratings, sorted."""
     suffix = ORGANISER_MARK + str(organiser_id)
     used = Rating.objects.filter(pool__startswith=game_id, pool__endswith=suffix).values_list("pool", flat=True)
-    return sorted(p for p in set(used) if pool_key_read(p).game_id == game_id and pool_key_read(p).organiser_id)
+    keys = {p: pool_key_read(p) for p in set(used)}
+    return sorted(p for p, key in keys.items() if key.game_id == game_id and key.organiser_id == organiser_id)
 
 
 def pool_of_game(*, game_id: str, pool: str) -> bool:
     """Whether ``pool`` is one of the game's pools (public or an organiser's)."""
     return pool_key_read(pool).game_id == game_id
+
+
+def pool_of_organiser(*, pool: str, username: str) -> str | None:
+    """The named user's own pool beside the game's pool ``pool``; None when no user has that name."""
+    user_id = get_user_model().objects.filter(username=username).values_list("pk", flat=True).first()
+    return None if user_id is None else organiser_pool(base=pool, organiser_id=user_id)
 
 
 def pool_organiser_name(*, pool: str) -> str | None:
