@@ -20,6 +20,7 @@ cat <<BANNER
     API:    http://localhost:${port}/api/         (demo user: demo / demo)
     Admin:  http://localhost:${port}/admin/       (admin / admin)
   The demo round robins run now; watch them at http://localhost:${port}/api/tournaments/
+  The ladders rank the reference bots within a minute: http://localhost:${port}/games/gamesup/leaderboard/
   Ctrl-C stops the server and the worker.
 
 BANNER

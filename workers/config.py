@@ -325,10 +325,13 @@ _add("XDG_CONFIG_HOME", "text", "", "Where `arbiter login` keeps the server's ad
      "`arbiter/config.json` (mode 0600) under it; `~/.config` when empty.", _G)  # fmt: skip
 
 _G = "Fair play"
-_add("ARBITER_RATING_MIN_GAMES", "int", 10, "Rated games a bot plays before a public leaderboard ranks it "
-     "(provisional until then).", _G, minimum=0)  # fmt: skip
+_add("ARBITER_RATING_MIN_GAMES", "int", 10, "Rated games a bot plays in a pool before its rank there is no longer "
+     "marked provisional.", _G, minimum=0)  # fmt: skip
 _add("ARBITER_RATING_MIN_OWNERS", "int", 2, "Distinct other owners whose bots a bot must have met in rated games "
-     "before a public leaderboard ranks it.", _G, minimum=0)  # fmt: skip
+     "before its rank on a public leaderboard is no longer marked provisional.", _G, minimum=0)  # fmt: skip
+_add("ARBITER_RATINGS_ALL_PUBLIC", "bool", False, "Rate every game in the public pools, users' own tournaments and "
+     "challenges included (a private deployment whose users trust each other; games between one owner's bots then "
+     "stay unrated). Off: those games are rated in their organiser's own pools.", _G)  # fmt: skip
 _add("ARBITER_TOURNAMENT_MAX_MATCHES", "int", 20_000, "Most matches one round robin may plan (an all-active round "
      "robin enters only as many bots as fit).", _G, minimum=1)  # fmt: skip
 _add("ARBITER_TOURNAMENT_MAX_PARTICIPANTS", "int", 200, "Most bots in one round robin.", _G, minimum=2)

@@ -1,4 +1,5 @@
-"""Challenges: unrated series between two bots, seats swapped, a daily limit, results in the API."""
+"""Challenges: series between two bots rated in the challenger's own pool, seats swapped, a daily limit,
+results in the API."""
 
 from __future__ import annotations
 
@@ -28,12 +29,15 @@ def test_a_series_with_seats_swapped(user: Any, other: Any, make_bot: Any, play:
     assert body["bot"]["bot"] == mine.id and body["opponent"]["bot"] == theirs.id
     matches = list(Match.objects.filter(challenge_link__challenge_id=body["id"]).order_by("challenge_link__number"))
     assert [m.id for m in matches] == [m["id"] for m in body["matches"]]
+    own_pool = f"gamesup:target=21@{user.id}"
     for m in matches:
-        assert (m.rated, m.tournament_id, m.kind, m.status) == (False, None, "challenge", "queued")
+        assert (m.rated, m.rating_pool, m.tournament_id, m.kind, m.status) == (
+            True, own_pool, None, "challenge", "queued"
+        )  # fmt: skip
     first_seat = [m.match_seats.get(seat=0).bot_version.bot_id for m in matches]
     assert first_seat == [mine.id, theirs.id, mine.id, theirs.id]
 
-    # The challenger wins games 1 and 2, loses game 3, draws game 4; ratings do not move.
+    # The challenger wins games 1 and 2, loses game 3, draws game 4: rated in the challenger's own pool only.
     mine_version = body["bot"]["bot_version"]
     theirs_version = body["opponent"]["bot_version"]
     for match, winner in zip(matches, [mine_version, mine_version, theirs_version, None], strict=True):
@@ -44,9 +48,10 @@ def test_a_series_with_seats_swapped(user: Any, other: Any, make_bot: Any, play:
     assert detail["status"] == "finished"
     assert detail["score"] == {"wins": 2, "draws": 1, "losses": 1, "points": 2.5}
     assert detail["progress"]["finished"] == 4
-    assert all(m["challenge"] == body["id"] and m["rated"] is False for m in detail["matches"])
-    board = client.get("/api/ratings/?game=gamesup").json()
-    assert board["results"] == []  # unrated games make no rating rows
+    assert all(m["challenge"] == body["id"] and m["rated"] is True for m in detail["matches"])
+    assert client.get("/api/ratings/?game=gamesup").json()["results"] == []  # no public rating moves
+    own = client.get(f"/api/ratings/?game=gamesup&organiser={user.username}").json()["results"]
+    assert {(r["bot"], r["games"], r["wins"], r["draws"]) for r in own} == {(mine.id, 4, 2, 1), (theirs.id, 4, 1, 1)}
 
     # The opponent's owner sees it too; a stranger does not.
     assert [c["id"] for c in client_for(other).get("/api/challenges/").json()["results"]] == [body["id"]]
@@ -120,7 +125,7 @@ def test_request_rate_is_per_user(user: Any, other: Any, make_bot: Any) -> None:
     reason="bubblewrap is not installed (apt-get install bubblewrap)",
 )
 def test_a_challenge_game_is_played_by_the_worker_task(user: Any, other: Any, make_bot: Any) -> None:
-    """The real task plays a challenge's game in the sandbox; it is recorded and moves no rating."""
+    """The real task plays a challenge's game in the sandbox; it is recorded and rated in the challenger's pool."""
     from tournaments.matches import tasks
 
     mine = make_bot(name="mine")
@@ -135,8 +140,8 @@ def test_a_challenge_game_is_played_by_the_worker_task(user: Any, other: Any, ma
     score = detail["score"]
     assert score["wins"] + score["draws"] + score["losses"] == 1
     played = client.get(f"/api/matches/{match_id}/").json()
-    assert played["moves"] and played["rating_changes"] == [] and played["rated"] is False
-    assert not Rating.objects.exists()
+    assert played["moves"] and len(played["rating_changes"]) == 2 and played["rated"] is True
+    assert set(Rating.objects.values_list("pool", flat=True)) == {f"gamesup:target=21@{user.id}"}
 
 
 def test_admin_shows_challenges_retirements_and_tokens(user: Any, other: Any, make_bot: Any) -> None:

@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 from tournaments.competitions.models import Ladder, Tournament, TournamentSchedule
 from tournaments.competitions.services.schedules import schedules_run_due, tournaments_start_due
 from tournaments.dbclock import db_clock
+from tournaments.ratings.pools import pool_key_read
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("games")]
 
@@ -116,7 +117,8 @@ def test_admin_pages(staff: Any, user: Any, make_bot: Any) -> None:
                    "startup_ms": "10000", "queued_target": "2", "enabled": "on"}  # fmt: skip
     assert browser.post("/admin/competitions/ladder/add/", ladder_form).status_code == 302
     ladder = Ladder.objects.get()
-    assert ladder.pool == Tournament.objects.get(name="plain").rating_pool
+    # The game's public pool: the one a tournament of the same game and options is rated in, without its organiser.
+    assert ladder.pool == pool_key_read(Tournament.objects.get(name="plain").rating_pool).base
     assert browser.post("/admin/competitions/ladder/add/", ladder_form).status_code == 200
     assert Ladder.objects.count() == 1
     assert (

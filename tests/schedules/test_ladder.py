@@ -121,7 +121,7 @@ def test_top_up_in_the_database(user: Any, make_bot: Any, play: Any) -> None:
     bots = [make_bot(owner="new") for _ in range(5)]
     ladder = ladder_save(ladder=Ladder(game_id="gamesup", seats=2, queued_target=3, move_ms=500))
     pool = get_engine("gamesup").rating_pool({}, 2)
-    assert ladder.pool == pool  # the same pool as a default gamesup tournament
+    assert ladder.pool == pool  # the game's default public pool
     with pytest.raises(ServiceError):
         ladder_save(ladder=Ladder(game_id="gamesup", seats=2))  # one ladder per pool
 
@@ -150,9 +150,10 @@ def test_top_up_in_the_database(user: Any, make_bot: Any, play: Any) -> None:
     assert finished >= 120
     counts = [c.recent for c in ladder_candidates(ladder=ladder, since=ladder.created)]
     assert min(counts) > 0 and max(counts) - min(counts) <= SPREAD, counts
-    # Ladder games are rated in the ladder's pool (the tournament's two games are in there too).
+    # Ladder games are rated in the ladder's public pool; the user's tournament, in the user's own pool.
     rated = dict(Rating.objects.filter(pool=pool).values_list("bot_version_id", "games"))
-    assert sum(rated.values()) == 2 * finished + 2 * 2
+    assert sum(rated.values()) == 2 * finished
+    assert Rating.objects.filter(pool=tournament.rating_pool).count() == 2 and tournament.rating_pool != pool
 
     # A new version gets the very next games.
     _finish_all_queued(play)

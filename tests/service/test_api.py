@@ -182,7 +182,9 @@ def test_tournament_flow_and_stderr_privacy(user: Any, other: Any, staff: Any, m
     assert stderr_seen(APIClient()) == {"mine": False, "theirs": False}
     assert stderr_seen(_client(staff)) == {"mine": True, "theirs": True}
 
-    board = APIClient().get("/api/ratings/?game=gamesup").json()
+    # The organiser's own tournament is rated in the organiser's own pool.
+    assert APIClient().get("/api/ratings/?game=gamesup").json()["results"] == []
+    board = APIClient().get(f"/api/ratings/?game=gamesup&organiser={user.username}").json()
     winner = match.match_seats.get(seat=0).bot_version.bot_id  # ranks [1, 2]: seat 0 won
     assert len(board["results"]) == 2 and board["results"][0]["bot"] == winner
     assert {r["games"] for r in board["results"]} == {1}

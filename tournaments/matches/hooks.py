@@ -39,8 +39,8 @@ class KindHooks:
 class RatingHooks:
     """What the ratings do for matches: which lineups may be rated, and a result applied."""
 
-    #: Positions of the lineups (bot version ids per team) that must not be rated.
-    unrated_lineups: Callable[[Sequence[Sequence[int]]], set[int]]
+    #: (rating pool, lineups: bot version ids per team) -> positions of the lineups that must not be rated.
+    unrated_lineups: Callable[[str, Sequence[Sequence[int]]], set[int]]
     #: Inside the recording transaction of a rated match, before the kind's hooks: (match, seats) -> ignored.
     apply: Callable[[Match, Sequence[MatchSeat]], object]
 

@@ -101,7 +101,8 @@ def matches_create(*, config: MatchConfig, lineups: Sequence[Lineup]) -> list[Ma
     Every kind of match (round robin, ladder, challenge, version test) is made here.
     """
     engine_version = get_engine(config.game_id).version
-    shared = match_ratings().unrated_lineups([lu.versions for lu in lineups]) if config.rated else set()
+    lineup_versions = [lu.versions for lu in lineups]
+    shared = match_ratings().unrated_lineups(config.rating_pool, lineup_versions) if config.rated else set()
     matches = [
         Match(
             kind=config.kind,

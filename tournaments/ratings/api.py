@@ -18,7 +18,14 @@ from tournaments.api.pagination import Pagination
 from tournaments.errors import ServiceError
 from tournaments.games.selectors import game_default_pool, game_list
 from tournaments.ratings.models import Rating
-from tournaments.ratings.selectors import leaderboard, rating_error_bar, rating_is_provisional
+from tournaments.ratings.selectors import (
+    leaderboard,
+    pool_of_game,
+    pool_of_organiser,
+    rating_error_bar,
+    rating_is_provisional,
+    rating_provisional_reason,
+)
 
 
 class RatingNumbersSerializer(serializers.Serializer):
@@ -33,9 +40,14 @@ class RatingNumbersSerializer(serializers.Serializer):
 
 
 class LeaderboardRowSerializer(RatingNumbersSerializer):
-    place = serializers.IntegerField(allow_null=True, help_text="Rank among the ranked bots; null while provisional.")
+    place = serializers.IntegerField(
+        help_text="Place on this leaderboard: the settled ratings first, best first, then the provisional ones."
+    )
     provisional = serializers.BooleanField(
-        help_text="Too few rated games, or too few other owners met, to be ranked yet (listed after the ranked)."
+        help_text="Too few rated games (in a public pool: or too few other owners met) to trust the place yet."
+    )
+    provisional_reason = serializers.CharField(
+        allow_null=True, help_text="Why the rating is provisional, e.g. '4 of 10 rated games'; null once it is not."
     )
     bot = serializers.IntegerField()
     bot_name = serializers.CharField()
@@ -49,7 +61,17 @@ class LeaderboardRowSerializer(RatingNumbersSerializer):
     elo_high = serializers.FloatField(allow_null=True, help_text="Upper end of the 95% interval around the Elo.")
 
 
-POOL = OpenApiParameter("pool", str, description="Rating pool; the game's default configuration's by default.")
+POOL = OpenApiParameter(
+    "pool",
+    str,
+    description="Rating pool: a public pool (the game's `rating_pools`), or an organiser's own pool "
+    "(`<pool>@<user id>`, a tournament's `rating_pool`); the game's default public pool by default.",
+)
+ORGANISER = OpenApiParameter(
+    "organiser",
+    str,
+    description="A username: that user's own pool (their tournaments and challenges) instead of the public one.",
+)
 
 
 class LeaderboardApi(GenericAPIView):
@@ -85,6 +107,14 @@ class LeaderboardApi(GenericAPIView):
             raise ServiceError("Say which game: ?game=<id>.", fields={"game": ["required"]})
         game = found(game_list(include_unavailable=True).filter(id=game_id).first(), "game")
         pool = request.query_params.get("pool") or game_default_pool(game=game)
+        if not pool_of_game(game_id=game.id, pool=pool):
+            raise ServiceError(f"{pool!r} is not a rating pool of {game.id}.", fields={"pool": ["not of this game"]})
+        organiser = request.query_params.get("organiser")
+        if organiser:
+            own = pool_of_organiser(pool=pool, username=organiser)
+            if own is None:
+                raise ServiceError(f"Unknown user {organiser!r}.", fields={"organiser": ["unknown user"]})
+            pool = own
         ratings = leaderboard(game_id=game.id, pool=pool, user=user_of(request))
         page = self.paginate_queryset(ratings)
         start = self.paginator.page.start_index() if page else 1  # type: ignore[union-attr]
@@ -93,8 +123,9 @@ class LeaderboardApi(GenericAPIView):
             bar = rating_error_bar(r)
             rows.append(
                 {
-                    "place": None if rating_is_provisional(r) else start + i,
+                    "place": start + i,
                     "provisional": rating_is_provisional(r),
+                    "provisional_reason": rating_provisional_reason(r) if rating_is_provisional(r) else None,
                     "bot": r.bot_version.bot_id,
                     "bot_name": r.bot_version.bot.name,
                     "owner": r.bot_version.bot.owner.username,
@@ -118,13 +149,15 @@ class RatingListApi(LeaderboardApi):
     @extend_schema(
         summary="Leaderboard of a game",
         responses=LeaderboardRowSerializer(many=True),
-        parameters=[OpenApiParameter("game", str, required=True, description="The game's id."), POOL],
+        parameters=[OpenApiParameter("game", str, required=True, description="The game's id."), POOL, ORGANISER],
     )
     def get(self, request: Request) -> Response:
         return self._board(request, None)
 
 
 class GameLeaderboardApi(LeaderboardApi):
-    @extend_schema(summary="Leaderboard of a game", parameters=[POOL], responses=LeaderboardRowSerializer(many=True))
+    @extend_schema(
+        summary="Leaderboard of a game", parameters=[POOL, ORGANISER], responses=LeaderboardRowSerializer(many=True)
+    )
     def get(self, request: Request, game_id: str) -> Response:
         return self._board(request, game_id)

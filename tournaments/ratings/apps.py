@@ -14,12 +14,12 @@ class RatingsConfig(AppConfig):
         # Ratings sit above matches: matches.life calls them through its hooks
         # (the order is documented there).  Imported here: services need the app registry.
         from tournaments.matches.hooks import RatingHooks, match_ratings_register
-        from tournaments.ratings.selectors import lineups_sharing_an_owner
+        from tournaments.ratings.selectors import lineups_unrated
         from tournaments.ratings.services import ratings_apply_match
 
         match_ratings_register(
             RatingHooks(
-                unrated_lineups=lambda lineups: lineups_sharing_an_owner(lineups=lineups),
+                unrated_lineups=lambda pool, lineups: lineups_unrated(pool=pool, lineups=lineups),
                 apply=lambda match, seats: ratings_apply_match(match=match, seats=seats),
             )
         )

@@ -30,6 +30,7 @@ from tournaments.dbclock import db_clock
 from tournaments.games.selectors import game_has_first_mover
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.ratings.models import PoolFit, PoolFitEntry, Rating
+from tournaments.ratings.pools import pool_key_read
 from tournaments.ratings.services import match_teams
 from tournaments.ratings.stats import Game, pool_fit
 
@@ -81,7 +82,8 @@ def pool_fit_refresh(*, pool: str) -> PoolFit:
     games = pool_games(pool=pool)
     players = sorted(ratings)
     anchor = sum(ratings.values()) / len(ratings) if ratings else float(settings.ARBITER_ELO_START)
-    fit = pool_fit(games, players=players, anchor=anchor, first_mover=game_has_first_mover(game_id=pool.split(":")[0]))
+    first_mover = game_has_first_mover(game_id=pool_key_read(pool).game_id)
+    fit = pool_fit(games, players=players, anchor=anchor, first_mover=first_mover)
     entries = [
         PoolFitEntry(pool=pool, bot_version_id=cast(int, row.player), stderr=row.stderr, games=row.games)
         for row in fit.table

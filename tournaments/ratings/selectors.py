@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db.models import BooleanField, Case, Exists, Max, OuterRef, Q, QuerySet, Subquery, Value, When
 
 from engines import UnknownEngineError, get_engine
@@ -13,11 +14,12 @@ from tournaments.bots.models import Bot, BotVersion, BotVersionRetirement
 from tournaments.bots.selectors import versions_built
 from tournaments.games.models import Game
 from tournaments.ratings.models import PoolFitEntry, Rating, RatingChange
+from tournaments.ratings.pools import ORGANISER_MARK, organiser_pool, pool_is_public, pool_key_read
 from tournaments.ratings.stats import ErrorBar
 
 
 def game_rating_pools(*, game: Game) -> list[str]:
-    """The pools of the engine's example configurations plus any pool that already has ratings."""
+    """The game's public pools: the engine's example configurations plus any public pool that has ratings."""
     pools: list[str] = []
     try:
         engine = get_engine(game.id)
@@ -28,9 +30,37 @@ def game_rating_pools(*, game: Game) -> list[str]:
     prefix = game.id
     used = Rating.objects.filter(pool__startswith=prefix).values_list("pool", flat=True).distinct()
     for pool in used:
-        if (pool == prefix or pool.startswith(prefix + ":")) and pool not in pools:
+        if (pool == prefix or pool.startswith(prefix + ":")) and pool_is_public(pool) and pool not in pools:
             pools.append(pool)
     return list(dict.fromkeys(pools))
+
+
+def organiser_pools(*, game_id: str, organiser_id: int) -> list[str]:
+    """The organiser's own pools of a game that hold ratings, sorted."""
+    suffix = ORGANISER_MARK + str(organiser_id)
+    used = Rating.objects.filter(pool__startswith=game_id, pool__endswith=suffix).values_list("pool", flat=True)
+    keys = {p: pool_key_read(p) for p in set(used)}
+    return sorted(p for p, key in keys.items() if key.game_id == game_id and key.organiser_id == organiser_id)
+
+
+def pool_of_game(*, game_id: str, pool: str) -> bool:
+    """Whether ``pool`` is one of the game's pools (public or an organiser's)."""
+    return pool_key_read(pool).game_id == game_id
+
+
+def pool_of_organiser(*, pool: str, username: str) -> str | None:
+    """The named user's own pool beside the game's pool ``pool``; None when no user has that name."""
+    user_id = get_user_model().objects.filter(username=username).values_list("pk", flat=True).first()
+    return None if user_id is None else organiser_pool(base=pool, organiser_id=user_id)
+
+
+def pool_organiser_name(*, pool: str) -> str | None:
+    """The username of the organiser whose pool this is; None for a public pool (or a user since deleted)."""
+    organiser_id = pool_key_read(pool).organiser_id
+    if organiser_id is None:
+        return None
+    name: str | None = get_user_model().objects.filter(pk=organiser_id).values_list("username", flat=True).first()
+    return name
 
 
 def leaderboard(*, game_id: str, pool: str, user: Any = None) -> QuerySet[Rating]:
@@ -39,10 +69,9 @@ def leaderboard(*, game_id: str, pool: str, user: Any = None) -> QuerySet[Rating
     The latest version is the one shown; older versions keep their rows for history.
     Each rating carries ``fit_stderr``: its standard error (Elo) in the pool's last
     whole-history fit, None before the first fit that saw one of its games
-    (:func:`rating_error_bar` turns it into an interval), and ``provisional``: True
-    until it has ARBITER_RATING_MIN_GAMES rated games against bots of at least
-    ARBITER_RATING_MIN_OWNERS other owners.  Ranked ratings come first, best
-    first; provisional ones follow, unranked.
+    (:func:`rating_error_bar` turns it into an interval), and ``provisional``
+    (:func:`rating_provisional`).  Every rating has a place: the settled ones
+    first, best first, then the provisional ones, best first.
     """
     # Retired versions (models_challenges.BotVersionRetirement) no longer stand for their bot.
     # "Not retired, and no newer version that is not retired" as an anti-join: PostgreSQL then
@@ -74,24 +103,37 @@ def leaderboard(*, game_id: str, pool: str, user: Any = None) -> QuerySet[Rating
         if user is not None and user.is_authenticated:
             visible |= Q(bot_version__bot__owner_id=user.id)
         ratings = ratings.filter(visible)
-    return ratings.annotate(provisional=rating_provisional()).order_by("provisional", "-elo", "bot_version_id")
+    return ratings.annotate(provisional=rating_provisional(pool=pool)).order_by("provisional", "-elo", "bot_version_id")
 
 
-def rating_provisional() -> Case:
-    """An expression: is a rating still too little tested (or tested only by its owner's bots) to rank?"""
-    return Case(
-        When(
-            Q(games__lt=settings.ARBITER_RATING_MIN_GAMES) | Q(opponent_owners__lt=settings.ARBITER_RATING_MIN_OWNERS),
-            then=Value(True),
-        ),
-        default=Value(False),
-        output_field=BooleanField(),
-    )
+def rating_provisional(*, pool: str) -> Case:
+    """An expression: is a rating of ``pool`` still too little tested to be trusted at its place?
+
+    Every pool asks for ARBITER_RATING_MIN_GAMES rated games; a public pool
+    also asks for ARBITER_RATING_MIN_OWNERS other owners met.  An organiser's
+    pool does not: its games, the organiser's own bots' included, were chosen
+    by the one person who reads it.
+    """
+    too_few = Q(games__lt=settings.ARBITER_RATING_MIN_GAMES)
+    if pool_is_public(pool):
+        too_few |= Q(opponent_owners__lt=settings.ARBITER_RATING_MIN_OWNERS)
+    return Case(When(too_few, then=Value(True)), default=Value(False), output_field=BooleanField())
 
 
 def rating_is_provisional(rating: Rating) -> bool:
     """Whether a leaderboard rating (from :func:`leaderboard`) is still provisional."""
     return bool(getattr(rating, "provisional", True))
+
+
+def rating_provisional_reason(rating: Rating) -> str | None:
+    """Why a rating is still provisional, in words (None once it is not); the rule of :func:`rating_provisional`."""
+    reasons = []
+    min_games, min_owners = settings.ARBITER_RATING_MIN_GAMES, settings.ARBITER_RATING_MIN_OWNERS
+    if rating.games < min_games:
+        reasons.append(f"{rating.games} of {min_games} rated games")
+    if pool_is_public(rating.pool) and rating.opponent_owners < min_owners:
+        reasons.append(f"{rating.opponent_owners} of {min_owners} other owners met")
+    return "; ".join(reasons) or None
 
 
 def rating_error_bar(rating: Rating) -> ErrorBar | None:
@@ -121,6 +163,15 @@ def bot_ratings(*, bot: Bot) -> QuerySet[Rating]:
         .annotate(last_change=Max("changes__id"))
         .order_by("pool", "-bot_version__number")
     )
+
+
+def lineups_unrated(*, pool: str, lineups: Sequence[Sequence[int]]) -> set[int]:
+    """Positions of the lineups (bot version ids per team) that must not be rated in ``pool``.
+
+    In a public pool, those where one owner has bots on two sides; in an
+    organiser's own pool none: farming there only fools the organiser.
+    """
+    return lineups_sharing_an_owner(lineups=lineups) if pool_is_public(pool) else set()
 
 
 def lineups_sharing_an_owner(*, lineups: Sequence[Sequence[int]]) -> set[int]:

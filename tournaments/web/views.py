@@ -28,13 +28,18 @@ from tournaments.matches.api import match_body
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.matches.selectors import match_get, match_list
 from tournaments.ratings.charts import rating_charts
+from tournaments.ratings.pools import pool_is_public
 from tournaments.ratings.selectors import (
     bot_ratings,
     game_rating_pools,
     leaderboard,
+    organiser_pools,
+    pool_of_game,
+    pool_organiser_name,
     rating_error_bar,
     rating_history,
     rating_is_provisional,
+    rating_provisional_reason,
 )
 from tournaments.web.replay import replay_build
 
@@ -107,17 +112,20 @@ def games_index(request: HttpRequest) -> HttpResponse:
 
 
 def game_leaderboard(request: HttpRequest, game_id: str) -> HttpResponse:
-    """The latest version of each visible bot in one rating pool, best first."""
+    """The latest version of each visible bot in one rating pool (public, or an organiser's own), best first."""
     game = _or_404(Game.objects.filter(id=game_id).first())
     pools = game_rating_pools(game=game)
     pool = request.GET.get("pool") or game_default_pool(game=game)
-    if pool != game.id and not pool.startswith(game.id + ":"):
+    if not pool_of_game(game_id=game.id, pool=pool):
         raise Http404
-    ratings = list(leaderboard(game_id=game.id, pool=pool, user=request.user)[:500])
+    user = request.user
+    own = organiser_pools(game_id=game.id, organiser_id=user.pk) if user.is_authenticated else []
+    ratings = list(leaderboard(game_id=game.id, pool=pool, user=user)[:500])
     rows = [
         {
-            "place": None if rating_is_provisional(r) else place,
+            "place": place,
             "provisional": rating_is_provisional(r),
+            "reason": rating_provisional_reason(r) if rating_is_provisional(r) else None,
             "bot": r.bot_version.bot_id,
             "bot_name": r.bot_version.bot.name,
             "owner": r.bot_version.bot.owner.username,
@@ -132,7 +140,16 @@ def game_leaderboard(request: HttpRequest, game_id: str) -> HttpResponse:
         }
         for place, r in enumerate(ratings, start=1)
     ]
-    return render(request, "web/leaderboard.html", {"game": game, "pool": pool, "pools": pools, "rows": rows})
+    context = {
+        "game": game,
+        "pool": pool,
+        "pools": pools,
+        "own_pools": own,
+        "public": pool_is_public(pool),
+        "organiser": pool_organiser_name(pool=pool),
+        "rows": rows,
+    }
+    return render(request, "web/leaderboard.html", context)
 
 
 def _cells_html(cells: list[dict[str, Any] | None]) -> SafeString:
@@ -200,6 +217,7 @@ def _tournament_context(tournament: Tournament, user: Any) -> dict[str, Any]:
         "los_rows": _los_rows(tournament, standings),
         "recent": recent,
         "refresh_ms": LIVE_REFRESH_MS,
+        "public_pool": pool_is_public(tournament.rating_pool),
     }
 
 

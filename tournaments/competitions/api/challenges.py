@@ -1,4 +1,4 @@
-"""Challenges: ask for unrated games against any public bot of the same game; follow their results."""
+"""Challenges: ask for games (rated in your own pool) against any public bot of the same game; follow their results."""
 
 from __future__ import annotations
 
@@ -119,8 +119,9 @@ class ChallengeListCreateApi(GenericAPIView):
 
     @extend_schema(
         summary="Challenge a bot",
-        description="Queues `games` unrated games between your bot and the opponent, sides swapped every game "
-        "unless `swap_seats` is false. Each bot plays its newest version that is not retired.",
+        description="Queues `games` games between your bot and the opponent, sides swapped every game "
+        "unless `swap_seats` is false, rated in your own pool (docs/ratings.md). Each bot plays its newest "
+        "version that is not retired.",
         request=ChallengeInputSerializer,
         responses={
             201: ChallengeDetailSerializer,

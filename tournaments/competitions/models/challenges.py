@@ -1,4 +1,4 @@
-"""Challenges: unrated games a user asks for between their bot and another public bot.
+"""Challenges: games a user asks for between their bot and another public bot (rated in the challenger's own pool).
 
 Writes go through ``tournaments.competitions.services.challenges``.
 """
@@ -13,7 +13,7 @@ from tournaments.matches.models import ClockFields
 
 
 class Challenge(ClockFields):
-    """One user's request for unrated games between their bot and another public bot."""
+    """One user's request for games between their bot and another public bot."""
 
     challenger = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="challenges")
     game = models.ForeignKey("games.Game", on_delete=models.PROTECT, related_name="challenges")

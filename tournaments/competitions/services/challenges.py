@@ -1,6 +1,8 @@
-"""Challenges: unrated games a user asks for between their bot and another public bot.
+"""Challenges: games a user asks for between their bot and another public bot.
 
-A challenge of N games creates N unrated matches outside any tournament;
+A challenge of N games creates N matches outside any tournament, rated in
+the challenger's own pool (``ratings.pools``: the public pool only with
+ARBITER_RATINGS_ALL_PUBLIC or for staff);
 with ``swap_seats`` the two bots change sides every game, so in an even
 series each moves first equally often.  A user may create at most
 ``ARBITER_CHALLENGES_PER_DAY`` challenges per UTC day.
@@ -26,6 +28,7 @@ from tournaments.matches.clocks import clock_check
 from tournaments.matches.life import Lineup, MatchConfig, matches_create, matches_enqueue
 from tournaments.matches.models import Match
 from tournaments.matches.seeds import seed_draw
+from tournaments.ratings.pools import rating_pool_choose
 from workers.match import Clock
 
 
@@ -69,7 +72,7 @@ def challenge_create(
     game_ms: int = 60000,
     startup_ms: int = 10000,
 ) -> Challenge:
-    """Create a challenge and its unrated matches, queued once committed.
+    """Create a challenge and its matches (rated in the challenger's own pool), queued once committed.
 
     ``bot_id`` must be the challenger's own active bot; ``opponent_id`` any
     active bot of the same game that the challenger may see (public, or
@@ -111,8 +114,9 @@ def challenge_create(
             options=options,
             seats=seats,
             teams=teams,
-            rating_pool=pool,
-            rated=False,
+            # Rated in the challenger's own pool (docs/ratings.md): they chose the opponent.
+            rating_pool=rating_pool_choose(base=pool, organiser=challenger),
+            rated=True,
             clock=clock,
             owner_id=challenger.id,
         )

@@ -31,6 +31,7 @@ from tournaments.matches.clocks import clock_check
 from tournaments.matches.life import Lineup, MatchConfig, matches_create, matches_enqueue
 from tournaments.matches.models import Match
 from tournaments.matches.seeds import seed_draw
+from tournaments.ratings.pools import rating_pool_choose
 from workers.match import Clock
 
 logger = logging.getLogger(__name__)
@@ -154,7 +155,7 @@ def tournament_create(
             game_ms=game_ms,
             startup_ms=startup_ms,
             rated=rated,
-            rating_pool=pool,
+            rating_pool=rating_pool_choose(base=pool, organiser=owner),
             start_at=start_at,
             all_active=all_active,
             schedule=schedule,
@@ -298,13 +299,15 @@ def tournament_start(*, tournament: Tournament, user: Any) -> Tournament:
             _participants_fill_all_active(tournament=locked)
         else:
             _participants_recheck(tournament=locked)
+        # The pool is settled now, by the rule in force (a draft may be older than it): the owner's own, or public.
+        locked.rating_pool = rating_pool_choose(base=locked.rating_pool, organiser=locked.owner)
         match_ids, planned = _matches_schedule(tournament=locked)
         locked.planned = planned
         locked.status = Tournament.Status.RUNNING if planned else Tournament.Status.FINISHED
         locked.started = db_clock()  # a value: the caller reads the tournament back
         if not planned:
             locked.finished = locked.started
-        locked.save(update_fields=["status", "started", "finished", "planned"])
+        locked.save(update_fields=["status", "started", "finished", "planned", "rating_pool"])
         matches_enqueue(match_ids=match_ids)
         if planned > len(match_ids):
             tournament_id = locked.pk
