@@ -11,8 +11,23 @@ takes it, in this order:
    first, so a user with one match waits at most for the matches already
    running, however many another user has queued; within an owner, matches go
    in schedule order across their tournaments (every tournament's k-th game
-   before any tournament's k+1-th);
+   before any tournament's k+1-th).  An owner who already holds their share of
+   the slots (below) is passed over while an owner under it waits;
 4. the ladder's matches (the service's own, with no owner) when nobody else waits.
+
+**The share.**  Taking turns per claim is not enough when one owner's matches
+are long: every slot a short match frees goes round the owners again, and the
+slots that long matches hold never come back, so that owner ends up holding
+them all.  The machine's slots are the matches running now plus the one being
+claimed (a worker process that is free takes work at once while matches wait,
+so when somebody waits this counts every worker process of every machine); an
+owner holding ``max(1, floor(ARBITER_OWNER_SHARE x slots))`` running matches
+or more is at their share.  Such an owner's matches are skipped while an owner
+under the share has a match queued; alone in the queue (the ladder does not
+count), an owner still takes every free slot.  Nothing running is stopped: an
+owner who took every slot while alone gives them up one by one as their
+matches end.  Two workers claiming at the same instant may both pass the same
+owner, so the share can be passed by a match or two for as long as those run.
 
 Every step reads an index (``Match.Meta.indexes``), so the cost depends on the
 number of owners with queued work, not on the number of queued matches.
@@ -22,13 +37,17 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator
 
+from django.conf import settings
 from django.db import connection
 from django.db.models import Q
 
 from tournaments.matches.models import Match
 
 # Owners with queued work, found with one index step each (a "loose index scan": neither
-# database has a skip scan), then each owner's next match and when the owner was last served.
+# database has a skip scan), then each owner's next match, when the owner was last served and
+# how many of their matches run.  An owner at the share ("running + 1 > share x slots" is
+# "running >= floor(share x slots)" without floor(), which SQLite may lack) is left out while
+# an owner under it waits.
 _OWNERS_SQL = """
 WITH RECURSIVE owners(owner_id) AS (
     SELECT min(owner_id) FROM matches_match WHERE status = 'queued'
@@ -41,21 +60,33 @@ turns AS (
         o.owner_id,
         (SELECT h.id FROM matches_match h WHERE h.status = 'queued' AND h.owner_id = o.owner_id {skip}
          ORDER BY h."index", h.id LIMIT 1) AS head,
-        (SELECT max(c.claimed_at) FROM matches_match c WHERE c.owner_id = o.owner_id) AS served
+        (SELECT max(c.claimed_at) FROM matches_match c WHERE c.owner_id = o.owner_id) AS served,
+        (SELECT count(*) FROM matches_match r WHERE r.status = 'running' AND r.owner_id = o.owner_id) AS running
     FROM owners o
     WHERE o.owner_id IS NOT NULL
+),
+waiting AS (
+    SELECT owner_id, head, served,
+        running >= 1 AND running + 1 > %s * (SELECT count(*) + 1 FROM matches_match WHERE status = 'running')
+            AS at_share
+    FROM turns
+    WHERE head IS NOT NULL
 )
-SELECT head FROM turns ORDER BY served IS NOT NULL, served, owner_id LIMIT %s
+SELECT head FROM waiting
+WHERE NOT at_share OR NOT EXISTS (SELECT 1 FROM waiting w WHERE NOT w.at_share)
+ORDER BY served IS NOT NULL, served, owner_id LIMIT %s
 """
 
 
-def queue_candidates(*, owners: int = 4, skip: Collection[int] = ()) -> Iterator[int]:
+def queue_candidates(*, owners: int = 4, skip: Collection[int] = (), share: float | None = None) -> Iterator[int]:
     """Queued match ids in the order a free worker should try to claim them.
 
     Lazy: a worker usually claims the first and never runs the later queries.
     Ids may repeat or be taken by someone else meanwhile; the claim decides.
     ``skip``: matches this worker cannot play (each owner's next match is then the one after).
+    ``share``: the most of the slots one owner holds while others wait (default ``ARBITER_OWNER_SHARE``).
     """
+    share = settings.ARBITER_OWNER_SHARE if share is None else share
     skipped = sorted(skip)
     jumpers = (
         Match.objects.filter(status=Match.Status.QUEUED)
@@ -67,8 +98,8 @@ def queue_candidates(*, owners: int = 4, skip: Collection[int] = ()) -> Iterator
     yield from jumpers
     with connection.cursor() as cursor:
         skip_sql = f"AND h.id NOT IN ({', '.join(['%s'] * len(skipped))})" if skipped else ""
-        cursor.execute(_OWNERS_SQL.format(skip=skip_sql), [*skipped, owners])
-        heads = [head for (head,) in cursor.fetchall() if head is not None]
+        cursor.execute(_OWNERS_SQL.format(skip=skip_sql), [*skipped, float(share), owners])
+        heads = [head for (head,) in cursor.fetchall()]
     yield from heads
     service = (
         Match.objects.filter(status=Match.Status.QUEUED, owner__isnull=True)
