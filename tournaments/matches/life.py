@@ -7,8 +7,9 @@
     match_claim_next (the fairest queued match, matches/queue.py: QUEUED → RUNNING,
                       attempt + 1; a conditional UPDATE: one winner)
                                    │
-    match_heartbeat (renews the lease while the worker plays)
-                                   │
+    match_heartbeat (renews the lease while the worker plays)   matches_cancel ─► CANCELLED
+                                   │                              (queued or running: the worker
+                                   │                               stops the bots, records nothing)
     match_record_result ─► FINISHED          match_record_error ─► QUEUED again, or ERRORED
                                    │                                      │
                                    └──────────── consequences ────────────┘
@@ -39,11 +40,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, QuerySet
 
 from engines import get_engine
 from tournaments.dbclock import db_clock, db_now
@@ -256,6 +258,11 @@ def match_end_unrunnable(*, match_id: int, waited_s: float) -> bool:
     return True
 
 
+def match_cancelled(*, match_id: int) -> bool:
+    """Whether the match was cancelled: its worker then stops the bots at once (one read by primary key)."""
+    return Match.objects.filter(id=match_id, status=Match.Status.CANCELLED).exists()
+
+
 def match_heartbeat(*, match_id: int, attempt: int) -> bool:
     """Renew this attempt's lease; False when the match is no longer this attempt's.
 
@@ -264,6 +271,22 @@ def match_heartbeat(*, match_id: int, attempt: int) -> bool:
     """
     return bool(
         Match.objects.filter(id=match_id, status=Match.Status.RUNNING, attempt=attempt).update(heartbeat_at=db_now())
+    )
+
+
+def matches_cancel(*, matches: QuerySet[Match], at: datetime | None = None) -> int:
+    """Cancel those of ``matches`` that are queued or running; returns how many.  Never rated, never a forfeit.
+
+    A running one is cancelled under whatever attempt holds it: its worker sees
+    that within ``ARBITER_CANCEL_CHECK_S`` (``matches.runner``), kills the bots
+    and records nothing, and any late write of that attempt is refused (every
+    write is conditional on RUNNING).  The caller either holds the competition's
+    row locked before the matches (as a recording does: tournaments), or holds
+    no competition row at all (a recording locks its match, then the row).
+    ``at``: the finish time to stamp (default: the database's now).
+    """
+    return matches.filter(status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).update(
+        status=Match.Status.CANCELLED, finished_at=at if at is not None else db_now()
     )
 
 
