@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 
+from tests.service.test_runtimes import _exotic
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 from tournaments.matches.life import match_claim_next
@@ -83,6 +84,23 @@ def test_the_ladder_waiting_does_not_hold_back_an_owner_over_the_share(user: Any
     _round_robin(user, make_bot, bots=4)  # 6 matches
     assert [_owner_of_next() for _ in range(6)] == [user.id] * 6
     assert _owner_of_next() is None  # then the ladder, once nobody else waits
+
+
+def test_a_worker_that_can_run_none_of_the_waiting_owners_matches_takes_a_held_back_one(
+    user: Any, make_bot: Any
+) -> None:
+    ada = get_user_model().objects.create_user("ada")
+    _round_robin(user, make_bot, bots=5)
+    assert [_owner_of_next() for _ in range(4)] == [user.id] * 4
+    # Ada waits with more matches than a worker looks at in its rounds, each needing a runtime
+    # this worker lacks: the slot is not left idle for her, it goes to the owner at the share.
+    exotic = tournament_create(
+        owner=ada, game_id="gamesup", name="x", bot_ids=[_exotic(ada).id, make_bot(owner=ada).id], games_per_pairing=25
+    )
+    tournament_start(tournament=exotic, user=ada)
+    _finish(user, 1)
+    assert _owner_of_next() == user.id
+    assert not Match.objects.filter(owner=ada).exclude(status=Match.Status.QUEUED).exists()
 
 
 def test_a_share_of_one_sets_no_limit(user: Any, make_bot: Any, settings: Any) -> None:

@@ -206,13 +206,18 @@ def match_claim_next(*, worker: str) -> tuple[int, int] | None:
     Workers racing for the same match: the losers look again (the winner's
     match is no longer queued), so a message never goes unused while work waits.
     A match whose bots need a runtime this worker lacks (``workers.sandbox.runtimes``) is
-    left to another worker.
+    left to another worker.  A match held back by its owner's share is taken only
+    when this worker can run none of the others (matches/queue.py).
     """
     skipped: set[int] = set()
     for _ in range(CLAIM_ROUNDS):
-        seen = False
-        for match_id in queue_candidates(skip=skipped):
+        seen = lost = False
+        for match_id, held in queue_candidates(skip=skipped):
             seen = True
+            if held and lost:
+                # An owner under their share lost a match to another worker and may have more
+                # queued: look again rather than give the slot to an owner holding their share.
+                break
             missing = runtimes_missing(match_commands(match_id=match_id))
             if missing:
                 # Left queued for a worker that has the runtime (played here it would be a crash);
@@ -224,6 +229,7 @@ def match_claim_next(*, worker: str) -> tuple[int, int] | None:
             attempt = match_claim(match_id=match_id, worker=worker)
             if attempt is not None:
                 return match_id, attempt
+            lost = True
         if not seen:
             return None
     logger.warning(
