@@ -56,6 +56,7 @@ urlpatterns = [
     path("ratings/", ratings.RatingListApi.as_view(), name="api-ratings"),
     path("challenges/", challenges.ChallengeListCreateApi.as_view(), name="api-challenges"),
     path("challenges/<int:challenge_id>/", challenges.ChallengeDetailApi.as_view(), name="api-challenge"),
+    path("challenges/<int:challenge_id>/cancel/", challenges.ChallengeCancelApi.as_view(), name="api-challenge-cancel"),
     path("schedules/", schedules.ScheduleListCreateApi.as_view(), name="api-schedules"),
     path("schedules/<int:schedule_id>/", schedules.ScheduleDetailApi.as_view(), name="api-schedule"),
     path(

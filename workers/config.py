@@ -181,6 +181,13 @@ _add("ARBITER_TASK_MARGIN_S", "int", 60, "Seconds on top of a match's clocks bef
 _add("ARBITER_LEASE_S", "float", 30.0, "A running match whose worker has not renewed its lease for this long is "
      "run again.", _G, minimum=1)  # fmt: skip
 _add("ARBITER_HEARTBEAT_S", "float", 5.0, "Seconds between a worker's lease renewals.", _G, minimum=0.1)
+_add("ARBITER_CANCEL_CHECK_S", "float", 1.0, "Seconds between a worker's looks (one read by primary key) at whether "
+     "the match it plays was cancelled; a cancelled match's bots are stopped within about this long.", _G,
+     minimum=0.1)  # fmt: skip
+_add("ARBITER_OWNER_SHARE", "float", 0.5, "The share of the match slots one owner may hold while another owner's "
+     "matches wait: an owner already running max(1, floor(share x slots)) matches is passed over, the slots being the "
+     "matches running plus the one being claimed (1 or more: no limit). An owner alone in the queue takes every "
+     "slot.", _G, minimum=0.01)  # fmt: skip
 _add("ARBITER_SWEEP_EVERY_S", "float", 5.0, "Seconds between runs of the lease sweeper.", _G, minimum=1)
 _add("ARBITER_DISPATCH_EVERY_S", "float", 15.0, "Seconds between runs of the dispatcher, which sends the messages "
      "the broker lost (one per queued match).", _G, minimum=1)  # fmt: skip

@@ -83,6 +83,23 @@ def _challenges_over_the_day(f: Any) -> Any:
         return client_for(f.user).post("/api/challenges/", {"bot": mine.id, "opponent": theirs.id}, format="json")
 
 
+def _challenge_url(f: Any) -> str:
+    mine, theirs = f.make_bot(name="mine"), f.make_bot(owner=f.other, name="theirs")
+    made = client_for(f.user).post("/api/challenges/", {"bot": mine.id, "opponent": theirs.id}, format="json")
+    assert made.status_code == 201, made.content
+    return f"/api/challenges/{made.json()['id']}/cancel/"
+
+
+def _cancel_challenge_twice(f: Any) -> Any:
+    url = _challenge_url(f)
+    client_for(f.user).post(url)
+    return client_for(f.user).post(url)
+
+
+def _cancel_a_challenge_against_ones_bot(f: Any) -> Any:
+    return client_for(f.other).post(_challenge_url(f))  # the opponent's owner sees it, but it is not theirs
+
+
 def _schedule_by_a_user(f: Any) -> Any:
     return client_for(f.user).post("/api/schedules/", {"name": "x", "game": "gamesup"}, format="json")
 
@@ -153,6 +170,8 @@ REPRODUCTIONS: dict[tuple[str, str, str], Callable[[Any], Any]] = {
     ("post", "/api/bots/{bot_id}/version-tests/{test_id}/cancel/", "409"): _cancel_version_test_twice,
     ("post", "/api/bots/{bot_id}/version-tests/", "403"): _version_test_of_anothers_bot,
     ("post", "/api/challenges/", "429"): _challenges_over_the_day,
+    ("post", "/api/challenges/{challenge_id}/cancel/", "403"): _cancel_a_challenge_against_ones_bot,
+    ("post", "/api/challenges/{challenge_id}/cancel/", "409"): _cancel_challenge_twice,
     ("post", "/api/schedules/", "403"): _schedule_by_a_user,
     ("patch", "/api/schedules/{schedule_id}/", "403"): _schedule_changed_by_a_user,
     ("post", "/api/tournaments/", "429"): _tournaments_over_the_hour,

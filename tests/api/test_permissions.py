@@ -162,6 +162,11 @@ TABLE: dict[tuple[str, str], tuple[str, Any, dict[str, int]]] = {
         {A: 401, O: 403, W: 201, S: 403},
     ),
     ("api-challenge", "get"): ("/api/challenges/{challenge}/", None, {A: 401, O: 404, W: 200, S: 200}),
+    ("api-challenge-cancel", "post"): (
+        "/api/challenges/{challenge}/cancel/",
+        None,
+        {A: 401, O: 404, W: 200, S: 200},
+    ),
     # Recurring round robins: everyone reads, staff writes.
     ("api-schedules", "get"): ("/api/schedules/", None, {A: 200, O: 200, W: 200, S: 200}),
     ("api-schedules", "post"): (

@@ -116,13 +116,14 @@ def test_tournament_finishes_with_its_last_match(duel: Tournament, play: Any) ->
     assert duel.status == "finished" and duel.finished is not None
 
 
-def test_cancel_cancels_queued_matches(duel: Tournament, user: Any, play: Any) -> None:
+def test_cancel_cancels_queued_and_running_matches(duel: Tournament, user: Any, play: Any) -> None:
     matches = list(duel.matches.order_by("index"))
     attempt = match_claim(match_id=matches[0].id, worker="w")
     tournament_cancel(tournament=duel, user=user)
-    assert Match.objects.get(id=matches[1].id).status == "cancelled"
-    # The running match may still finish; the tournament stays cancelled.
-    assert match_record_result(match_id=matches[0].id, attempt=attempt, record=outcome_for(matches[0], [1, 2]))
+    assert {m.status for m in Match.objects.filter(tournament=duel)} == {"cancelled"}
+    # The running match's worker is stopped; a result it still sends is refused and rates nobody.
+    assert not match_record_result(match_id=matches[0].id, attempt=attempt, record=outcome_for(matches[0], [1, 2]))
+    assert not RatingChange.objects.exists()
     duel.refresh_from_db()
     assert duel.status == "cancelled"
 

@@ -117,7 +117,8 @@ def test_a_decision_stops_the_test_and_cancels_queued_games(
     assert not mine.filter(status="queued").exists()
     assert mine.filter(status="cancelled").count() >= 2
     assert mine.count() <= 2 * (test.pairs + 4)
-    # A game that was running at the decision finishes but changes nothing.
+    # A game that was running at the decision is cancelled once the decision commits (never, inside
+    # this test's transaction); a result of it that lands first changes nothing.
     from tests.service.conftest import outcome_for
     from tournaments.matches.life import match_record_result
 

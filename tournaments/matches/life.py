@@ -7,8 +7,9 @@
     match_claim_next (the fairest queued match, matches/queue.py: QUEUED → RUNNING,
                       attempt + 1; a conditional UPDATE: one winner)
                                    │
-    match_heartbeat (renews the lease while the worker plays)
-                                   │
+    match_heartbeat (renews the lease while the worker plays)   matches_cancel ─► CANCELLED
+                                   │                              (queued or running: the worker
+                                   │                               stops the bots, records nothing)
     match_record_result ─► FINISHED          match_record_error ─► QUEUED again, or ERRORED
                                    │                                      │
                                    └──────────── consequences ────────────┘
@@ -39,11 +40,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, QuerySet
 
 from engines import get_engine
 from tournaments.dbclock import db_clock, db_now
@@ -205,13 +207,18 @@ def match_claim_next(*, worker: str) -> tuple[int, int] | None:
     Workers racing for the same match: the losers look again (the winner's
     match is no longer queued), so a message never goes unused while work waits.
     A match whose bots need a runtime this worker lacks (``workers.sandbox.runtimes``) is
-    left to another worker.
+    left to another worker.  A match held back by its owner's share is taken only
+    when this worker can run none of the others (matches/queue.py).
     """
     skipped: set[int] = set()
     for _ in range(CLAIM_ROUNDS):
-        seen = False
-        for match_id in queue_candidates(skip=skipped):
+        seen = lost = False
+        for match_id, held in queue_candidates(skip=skipped):
             seen = True
+            if held and lost:
+                # An owner under their share lost a match to another worker and may have more
+                # queued: look again rather than give the slot to an owner holding their share.
+                break
             missing = runtimes_missing(match_commands(match_id=match_id))
             if missing:
                 # Left queued for a worker that has the runtime (played here it would be a crash);
@@ -223,6 +230,7 @@ def match_claim_next(*, worker: str) -> tuple[int, int] | None:
             attempt = match_claim(match_id=match_id, worker=worker)
             if attempt is not None:
                 return match_id, attempt
+            lost = True
         if not seen:
             return None
     logger.warning(
@@ -257,6 +265,11 @@ def match_end_unrunnable(*, match_id: int, waited_s: float) -> bool:
     return True
 
 
+def match_cancelled(*, match_id: int) -> bool:
+    """Whether the match was cancelled: its worker then stops the bots at once (one read by primary key)."""
+    return Match.objects.filter(id=match_id, status=Match.Status.CANCELLED).exists()
+
+
 def match_heartbeat(*, match_id: int, attempt: int) -> bool:
     """Renew this attempt's lease; False when the match is no longer this attempt's.
 
@@ -265,6 +278,22 @@ def match_heartbeat(*, match_id: int, attempt: int) -> bool:
     """
     return bool(
         Match.objects.filter(id=match_id, status=Match.Status.RUNNING, attempt=attempt).update(heartbeat_at=db_now())
+    )
+
+
+def matches_cancel(*, matches: QuerySet[Match], at: datetime | None = None) -> int:
+    """Cancel those of ``matches`` that are queued or running; returns how many.  Never rated, never a forfeit.
+
+    A running one is cancelled under whatever attempt holds it: its worker sees
+    that within ``ARBITER_CANCEL_CHECK_S`` (``matches.runner``), kills the bots
+    and records nothing, and any late write of that attempt is refused (every
+    write is conditional on RUNNING).  The caller either holds the competition's
+    row locked before the matches (as a recording does: tournaments), or holds
+    no competition row at all (a recording locks its match, then the row).
+    ``at``: the finish time to stamp (default: the database's now).
+    """
+    return matches.filter(status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).update(
+        status=Match.Status.CANCELLED, finished_at=at if at is not None else db_now()
     )
 
 

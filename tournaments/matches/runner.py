@@ -27,6 +27,7 @@ from tournaments.bots.selectors import bot_version_package
 from tournaments.dbclock import db_clock
 from tournaments.matches.clocks import match_time_limit_s
 from tournaments.matches.life import (
+    match_cancelled,
     match_claim_next,
     match_heartbeat,
     match_record_error,
@@ -36,6 +37,7 @@ from tournaments.matches.marks import DATABASE, OUTSIDE_KILL, SLOT, WORKER, work
 from tournaments.matches.selectors import match_spec
 from workers.match import MatchRecord, MatchSpec
 from workers.packages.cache import PackageCache, PackageUnavailableError
+from workers.referee.conversation import MatchStopped
 from workers.referee.play import play_match
 from workers.sandbox.selfcheck import worker_problems
 from workers.sandbox.start import BotProgram, ExternalKillError, InfrastructureError, SlotRangeConflictError
@@ -57,18 +59,31 @@ def _backoff(failures: int) -> float:
     return min(FIRST_BACKOFF_S * 2 ** (failures - 1), settings.ARBITER_HEARTBEAT_S)
 
 
-def _heartbeat(match_id: int, attempt: int, stop: threading.Event) -> None:
-    """Renew this attempt's lease until ``stop`` is set (on its own database connection).
+def _heartbeat(match_id: int, attempt: int, stop: threading.Event, cancelled: threading.Event) -> None:
+    """Renew this attempt's lease until ``stop`` is set, and set ``cancelled`` when the match is cancelled.
 
-    A failed renewal (the database restarting, a cut link, anything else) is
-    retried with backoff for as long as the match is played: the match is
-    given up only when the database says it is no longer this attempt's.
+    Runs on its own database connection.  The lease is renewed every
+    ``ARBITER_HEARTBEAT_S``; in between, every ``ARBITER_CANCEL_CHECK_S``, one
+    read by primary key asks whether the match was cancelled, so that its bots
+    are stopped within about that long rather than a heartbeat.  A failed call
+    (the database restarting, a cut link, anything else) is retried with
+    backoff for as long as the match is played: the match is given up only
+    when the database says it is no longer this attempt's.
     """
-    wait, failures = settings.ARBITER_HEARTBEAT_S, 0
+    beat_every = settings.ARBITER_HEARTBEAT_S
+    look_every = min(settings.ARBITER_CANCEL_CHECK_S, beat_every)
+    next_beat = time.monotonic() + beat_every
+    wait, failures = look_every, 0
     try:
         while not stop.wait(wait):
             try:
-                held = match_heartbeat(match_id=match_id, attempt=attempt)
+                if time.monotonic() >= next_beat:
+                    held = match_heartbeat(match_id=match_id, attempt=attempt)
+                    next_beat = time.monotonic() + beat_every
+                    # A renewal that held says the match runs; one refused may be a cancel.
+                    gone = not held and match_cancelled(match_id=match_id)
+                else:
+                    held, gone = True, match_cancelled(match_id=match_id)
             except Exception as exc:
                 failures += 1
                 wait = _backoff(failures)
@@ -78,7 +93,11 @@ def _heartbeat(match_id: int, attempt: int, stop: threading.Event) -> None:
                 continue
             if failures:
                 logger.warning("match %s attempt %s: lease renewed after %d failure(s)", match_id, attempt, failures)
-            wait, failures = settings.ARBITER_HEARTBEAT_S, 0
+            wait, failures = look_every, 0
+            if gone:
+                logger.warning("match %s attempt %s was cancelled: its bots are stopped", match_id, attempt)
+                cancelled.set()
+                return
             if not held:
                 # The sweeper gave the match to someone else: our result will be dropped.
                 logger.warning("match %s attempt %s lost its lease", match_id, attempt)
@@ -182,16 +201,21 @@ def _time_limit(seconds: int) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def _play(match_id: int, attempt: int, node: str) -> MatchRecord | str:
-    """Play the claimed match: its record, or the status its error left it in.
+def _play(match_id: int, attempt: int, node: str, cancelled: threading.Event) -> MatchRecord | str:
+    """Play the claimed match: its record, or the status its error (or its cancel) left it in.
 
     An attempt that failed because this worker is broken (its self-check fails
-    now) is not counted against the match.
+    now) is not counted against the match.  A match cancelled meanwhile
+    (``cancelled`` set by the heartbeat) has its bots killed and nothing recorded.
     """
     try:
         spec = match_spec(match_id=match_id)
         with _time_limit(match_time_limit_s(seats=spec.seats, clock=spec.clock)):
-            return play_match(spec, _programs(spec), limits=settings.ARBITER_SANDBOX)
+            return play_match(spec, _programs(spec), limits=settings.ARBITER_SANDBOX, stop=cancelled)
+    except MatchStopped:
+        # Its row already says cancelled, and no write of this attempt would be taken: nothing to record.
+        logger.warning("match %s attempt %s: cancelled while it ran; its bots were stopped", match_id, attempt)
+        return "cancelled"
     except PackageUnavailableError as exc:
         return _error(match_id, attempt, str(exc), retry=False)
     except InvalidOptionsError as exc:
@@ -261,12 +285,12 @@ def match_run_next(*, worker: str) -> str:
     if claimed is None:
         return "nothing queued"
     match_id, attempt = claimed
-    stop = threading.Event()
+    stop, cancelled = threading.Event(), threading.Event()
     # The lease is renewed until the result is in, through any wait for the database.
-    beat = threading.Thread(target=_heartbeat, args=(match_id, attempt, stop), daemon=True)
+    beat = threading.Thread(target=_heartbeat, args=(match_id, attempt, stop, cancelled), daemon=True)
     beat.start()
     try:
-        played = _play(match_id, attempt, node)
+        played = _play(match_id, attempt, node, cancelled)
         if isinstance(played, str):
             return played
         record: MatchRecord = played

@@ -6,6 +6,10 @@ never reads cannot stall the referee, and stderr is always drained so a bot
 that floods it cannot block either.  A seat's first fault is kept and ends
 the match as that seat's forfeit (``workers.referee.play``).
 
+The service may stop a match before its end (it was cancelled): when the
+``stop`` event it passes is set, the loop raises MatchStopped within a tick,
+and the referee kills every bot (``workers.referee.play``).
+
 Time is charged by ``workers.referee.clock``: a bot pays for the CPU time of its own
 processes while it is on move, with a wall-clock backstop, and never for time
 the referee itself was not running.  The bot on move gets the CPU; the others
@@ -19,6 +23,7 @@ import json
 import math
 import os
 import select
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -32,12 +37,16 @@ from workers.sandbox.limits import SandboxLimits
 from workers.sandbox.process import BotProcess
 from workers.sandbox.start import ExternalKillError
 
-__all__ = ["BotPipes", "Conversation", "SeatFault", "clean_text", "parse_line"]
+__all__ = ["BotPipes", "Conversation", "MatchStopped", "SeatFault", "clean_text", "parse_line"]
 
 MAX_LINE = 64 * 1024  # longest answer line (protocol)
 STDERR_KEPT = 64 * 1024  # first bytes of stderr kept per bot
 END_GRACE_S = 0.25  # after `end`: time for bots to exit by themselves before the kill
 _SAMPLE_EVERY_S = 0.1
+
+
+class MatchStopped(Exception):
+    """The service stopped the match before its end (it was cancelled): no seat is at fault, nothing counts."""
 
 
 class SeatFault(Exception):
@@ -78,8 +87,19 @@ class BotPipes:
 class Conversation:
     """The referee's side of the protocol with every bot of one match, over their pipes."""
 
-    def __init__(self, conns: list[BotPipes], clock: Clock, limits: SandboxLimits, cpu_limit_s: int) -> None:
+    def __init__(
+        self,
+        conns: list[BotPipes],
+        clock: Clock,
+        limits: SandboxLimits,
+        cpu_limit_s: int,
+        *,
+        stop: threading.Event | None = None,
+    ) -> None:
         self.conns = conns
+        self.stop = stop
+        # Once the bots are told the end (or killed), a stop changes nothing: the loop finishes its work.
+        self.ending = False
         self.clock = clock
         self.limits = limits
         self.output_limit = limits.output_kb * 1024
@@ -192,8 +212,11 @@ class Conversation:
 
         ``done`` is checked at least every ``tick`` seconds, also when no pipe has news.  Each
         clock is told after every wait how long the referee meant to wait (``workers.referee.clock``).
+        Raises MatchStopped when the service stops the match (before the end only).
         """
         while not done():
+            if self.stop is not None and self.stop.is_set() and not self.ending:
+                raise MatchStopped("the match was stopped by the service")
             if stop_on_fault and any(c.fault for c in self.conns):
                 return
             now = time.monotonic()
@@ -353,6 +376,7 @@ class Conversation:
 
     def finish(self, end_message: dict[str, Any]) -> None:
         """Send ``end``, close every input, and give the bots a short grace to exit."""
+        self.ending = True
         for c in self.conns:
             # The last look at CPU and memory: a bot that exits by itself after `end` leaves no
             # reliable account (its sandbox's init does not pass its children's times on).
@@ -370,5 +394,6 @@ class Conversation:
 
     def drain_after_kill(self) -> None:
         """Read what is left in the pipes once every writer is dead (bounded)."""
+        self.ending = True
         deadline = time.monotonic() + 0.5
         self.pump(lambda: all(c.out_eof and c.err_eof for c in self.conns), deadline=deadline, stop_on_fault=False)

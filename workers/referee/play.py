@@ -7,6 +7,8 @@ started is killed when the match ends.  Problems of the service itself raise
 InfrastructureError: they are never a bot's fault.  One kind of them,
 ExternalKillError, says that something outside the sandbox killed a bot
 (another installation, an operator, the machine's out-of-memory killer).
+When the service stops a match (it was cancelled), ``play_match`` raises
+MatchStopped once every bot is killed: there is no record.
 
 The bots of one match share one CPU, leased for the match
 (``workers.sandbox.cpus``), so that concurrent matches of a worker keep apart.
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,7 +26,7 @@ from typing import Any
 
 import engines
 from workers.match import Clock, MatchRecord, MatchSpec, MoveRecord, SeatRecord, SeatStatus, Termination
-from workers.referee.conversation import BotPipes, Conversation, SeatFault, clean_text
+from workers.referee.conversation import BotPipes, Conversation, MatchStopped, SeatFault, clean_text
 from workers.sandbox.cpus import CpuLease, lease_cpu
 from workers.sandbox.limits import SandboxLimits
 from workers.sandbox.process import BotProcess
@@ -178,13 +181,20 @@ def _converse(
     return outcome
 
 
-def play_match(spec: MatchSpec, bots: Sequence[BotProgram], *, limits: SandboxLimits | None = None) -> MatchRecord:
+def play_match(
+    spec: MatchSpec,
+    bots: Sequence[BotProgram],
+    *,
+    limits: SandboxLimits | None = None,
+    stop: threading.Event | None = None,
+) -> MatchRecord:
     """Play one match and return its record.
 
     Bot faults are forfeits recorded in the result; problems of the service itself
     (no sandbox, no free slot, a copy that cannot be made) raise InfrastructureError, and
     a bot killed from outside its sandbox raises ExternalKillError (one of them).
     Invalid options, seat counts or bot counts raise ValueError before anything starts.
+    Once ``stop`` is set (the match was cancelled) every bot is killed and MatchStopped raised.
     """
     engine = engines.get_engine(spec.engine_id)
     options = engine.validate_options(spec.options, spec.seats)
@@ -204,12 +214,14 @@ def play_match(spec: MatchSpec, bots: Sequence[BotProgram], *, limits: SandboxLi
     lease = _lease(limits)
     try:
         for bot in bots:
+            if stop is not None and stop.is_set():
+                raise MatchStopped("the match was stopped by the service before its bots started")
             procs.append(start_bot(bot, limits, cpu_limit, cpu=lease.cpu if lease else None))
         sandboxed = all(p.sandboxed for p in procs)
         if not sandboxed:
             log.warning("match %s runs its bots WITHOUT a sandbox (ARBITER_ALLOW_UNSANDBOXED)", match_id)
         conns = [BotPipes(seat=s, proc=p) for s, p in enumerate(procs)]
-        ref = Conversation(conns, spec.clock, limits, cpu_limit)
+        ref = Conversation(conns, spec.clock, limits, cpu_limit, stop=stop)
         outcome = _converse(ref, spec, options, teams, state, records, moves)
     finally:
         _end_all(procs, ref, lease)

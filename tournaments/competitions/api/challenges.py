@@ -25,7 +25,7 @@ from tournaments.competitions.selectors.challenges import (
     challenge_score,
     challenge_status,
 )
-from tournaments.competitions.services.challenges import challenge_create
+from tournaments.competitions.services.challenges import challenge_cancel, challenge_create
 from tournaments.matches.api import ClockInputSerializer, MatchSerializer, match_body
 
 
@@ -148,3 +148,24 @@ class ChallengeDetailApi(APIView):
     def get(self, request: Request, challenge_id: int) -> Response:
         challenge = found(challenge_get(user=request.user, challenge_id=challenge_id), "challenge")
         return Response(_detail(challenge, request.user))
+
+
+class ChallengeCancelApi(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(
+        summary="Cancel a challenge",
+        description="Its queued and running games are cancelled (running ones are stopped within seconds); the "
+        "games already played keep their results. Only the challenger may.",
+        request=None,
+        responses={
+            200: ChallengeDetailSerializer,
+            403: error("Not your challenge."),
+            409: error("No game left to play."),
+        },
+    )
+    def post(self, request: Request, challenge_id: int) -> Response:
+        challenge = found(challenge_get(user=request.user, challenge_id=challenge_id), "challenge")
+        challenge_cancel(challenge=challenge, user=request.user)
+        cancelled = found(challenge_get(user=request.user, challenge_id=challenge_id), "challenge")
+        return Response(_detail(cancelled, request.user))

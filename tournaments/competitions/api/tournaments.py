@@ -208,7 +208,8 @@ class TournamentStartApi(APIView):
 class TournamentCancelApi(APIView):
     @extend_schema(
         summary="Cancel a tournament",
-        description="Queued matches are cancelled; running ones finish.",
+        description="Queued and running matches are cancelled (running ones are stopped within seconds); none is "
+        "rated.",
         request=None,
         responses={200: TournamentDetailSerializer, 409: error("Already finished or cancelled.")},
     )

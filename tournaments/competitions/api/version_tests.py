@@ -179,7 +179,8 @@ class VersionTestCancelApi(APIView):
 
     @extend_schema(
         summary="Cancel a version test",
-        description="Queued games are cancelled; running ones finish and are not counted.",
+        description="Queued and running games are cancelled (running ones are stopped within seconds); "
+        "none of them counts.",
         request=None,
         responses={200: VersionTestDetailSerializer, 409: error("The test has already stopped.")},
     )

@@ -5,7 +5,8 @@ the challenger's own pool (``ratings.pools``: the public pool only with
 ARBITER_RATINGS_ALL_PUBLIC or for staff);
 with ``swap_seats`` the two bots change sides every game, so in an even
 series each moves first equally often.  A user may create at most
-``ARBITER_CHALLENGES_PER_DAY`` challenges per UTC day.
+``ARBITER_CHALLENGES_PER_DAY`` challenges per UTC day.  The challenger may
+cancel the games not yet played out (``challenge_cancel``).
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ from tournaments.bots.models import Bot, BotVersion
 from tournaments.bots.selectors import version_current
 from tournaments.competitions.models import Challenge, ChallengeMatch
 from tournaments.dbclock import db_clock
-from tournaments.errors import ForbiddenError, ServiceError
+from tournaments.errors import ConflictError, ForbiddenError, ServiceError
 from tournaments.games.config import game_config_check
 from tournaments.matches.clocks import clock_check
-from tournaments.matches.life import Lineup, MatchConfig, matches_create, matches_enqueue
+from tournaments.matches.life import Lineup, MatchConfig, matches_cancel, matches_create, matches_enqueue
 from tournaments.matches.models import Match
 from tournaments.matches.seeds import seed_draw
 from tournaments.ratings.pools import rating_pool_choose
@@ -160,3 +161,18 @@ def _challenge_matches_create(*, challenge: Challenge, config: MatchConfig) -> N
         [ChallengeMatch(challenge=challenge, match=m, number=n + 1) for n, m in enumerate(matches)]
     )
     matches_enqueue(match_ids=[m.pk for m in matches])
+
+
+def challenge_cancel(*, challenge: Challenge, user: Any) -> int:
+    """Cancel the challenge's queued and running games (running ones have their bots stopped); returns how many.
+
+    Only the challenger (or staff) may; a challenge with no game left to play
+    is a ConflictError.  The games already played keep their results.
+    """
+    if challenge.challenger_id != user.id and not user.is_staff:
+        raise ForbiddenError("Only the challenger can cancel a challenge.")
+    # No lock but the matches': nothing that records a challenge's game locks anything of the challenge.
+    cancelled = matches_cancel(matches=Match.objects.filter(challenge_link__challenge_id=challenge.pk))
+    if not cancelled:
+        raise ConflictError("The challenge has no game left to play.", code="not_cancellable")
+    return cancelled

@@ -28,7 +28,7 @@ from tournaments.errors import ConflictError, ForbiddenError, ServiceError
 from tournaments.games.config import game_config_check
 from tournaments.games.models import Game
 from tournaments.matches.clocks import clock_check
-from tournaments.matches.life import Lineup, MatchConfig, matches_create, matches_enqueue
+from tournaments.matches.life import Lineup, MatchConfig, matches_cancel, matches_create, matches_enqueue
 from tournaments.matches.models import Match
 from tournaments.matches.seeds import seed_draw
 from tournaments.ratings.pools import rating_pool_choose
@@ -324,7 +324,11 @@ def _fill_later(tournament_id: int) -> None:
 
 
 def tournament_cancel(*, tournament: Tournament, user: Any) -> Tournament:
-    """Cancel a draft or running tournament; queued matches are cancelled, running ones finish."""
+    """Cancel a draft or running tournament and its matches: queued ones, and running ones (their bots are stopped).
+
+    Nothing of a cancelled match is rated or counted; the workers playing one
+    stop it within ``ARBITER_CANCEL_CHECK_S`` (``matches.runner``).
+    """
     if tournament.owner_id != user.id and not user.is_staff:
         raise ForbiddenError("Only the tournament's owner can cancel it.")
     with transaction.atomic():
@@ -332,9 +336,8 @@ def tournament_cancel(*, tournament: Tournament, user: Any) -> Tournament:
         if locked.status not in (Tournament.Status.DRAFT, Tournament.Status.RUNNING):
             raise ConflictError(f"The tournament is already {locked.status}.", code="not_cancellable")
         now = db_clock()  # a value: the cancelled tournament is returned with its finish time
-        Match.objects.filter(tournament=locked, status=Match.Status.QUEUED).update(
-            status=Match.Status.CANCELLED, finished_at=now
-        )
+        # The tournament's row is locked first, as a recording does: a result being written waits, then is refused.
+        matches_cancel(matches=Match.objects.filter(tournament=locked), at=now)
         locked.status = Tournament.Status.CANCELLED
         locked.finished = now
         locked.save(update_fields=["status", "finished"])

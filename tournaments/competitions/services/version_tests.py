@@ -18,8 +18,8 @@ How a test runs:
   test or tops the queue up again to ``pairs_in_flight`` pairs.
 * Keeping only a few pairs queued is what lets the test stop early: when
   the LLR leaves Wald's bounds (H0 or H1) or the cap on games is reached
-  (inconclusive), the queued matches are cancelled; the few already running
-  finish and are ignored.
+  (inconclusive), the queued matches are cancelled, and the few already
+  running too, just after (their workers stop the bots).
 
 A pair with a game that errored (a failure of the service, not a bot's
 forfeit, which is a normal loss) is left out of the counts and is not
@@ -27,9 +27,10 @@ replaced: it still counts toward the cap, so a version that cannot even be
 unpacked ends the test as inconclusive rather than queueing forever.
 
 Lock order: the match (by ``match_record_result``) and then the test row;
-nothing here locks a match, and the cancelling UPDATE only touches QUEUED
-matches, so two matches of one test recorded at once just queue on the
-test row.
+nothing here locks a running match while it holds the test row: the
+cancelling UPDATE touches QUEUED matches, and the running ones are cancelled
+once the test's transaction has committed.  So two matches of one test
+recorded at once just queue on the test row.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ from tournaments.dbclock import db_clock
 from tournaments.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
 from tournaments.games.config import game_config_check
 from tournaments.matches.clocks import clock_check
-from tournaments.matches.life import Lineup, MatchConfig, matches_create, matches_enqueue
+from tournaments.matches.life import Lineup, MatchConfig, matches_cancel, matches_create, matches_enqueue
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.matches.seeds import seed_draw
 from tournaments.ratings.elo import pair_score
@@ -259,13 +260,21 @@ def _pairs(test: VersionTest) -> tuple[list[tuple[float, float]], int, int]:
 
 
 def _stop(test: VersionTest, status: str) -> int:
-    """Set the final status and cancel the test's queued matches; returns how many were cancelled."""
+    """Set the final status and cancel the test's matches; returns how many queued ones were cancelled.
+
+    The running ones are cancelled after commit (their workers stop the bots):
+    a recording of one of them holds its match and waits for this test's row,
+    so cancelling them while holding the row could deadlock.
+    """
     now = db_clock()  # a value, not Now(): the test is returned (or read) with its finish time
     test.status = status
     test.finished = now
     test.save(update_fields=["status", "finished"])
-    ids = VersionTestMatch.objects.filter(test=test).values_list("match_id", flat=True)
-    return Match.objects.filter(id__in=list(ids), status=Match.Status.QUEUED).update(
+    ids = list(VersionTestMatch.objects.filter(test=test).values_list("match_id", flat=True))
+    transaction.on_commit(
+        lambda: matches_cancel(matches=Match.objects.filter(id__in=ids, status=Match.Status.RUNNING)), robust=True
+    )
+    return Match.objects.filter(id__in=ids, status=Match.Status.QUEUED).update(
         status=Match.Status.CANCELLED, finished_at=now
     )
 
@@ -314,7 +323,7 @@ def version_test_match_ended(match: Match) -> None:
 
 
 def version_test_cancel(*, test: VersionTest, user: Any) -> VersionTest:
-    """Stop a running test at the owner's request: queued games are cancelled, running ones finish unused."""
+    """Stop a running test at the owner's request: its queued and running games are cancelled (bots stopped)."""
     if test.owner_id != user.id and test.bot.owner_id != user.id:
         raise ForbiddenError("Only the bot's owner can cancel its version tests.")
     with transaction.atomic():

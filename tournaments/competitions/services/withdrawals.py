@@ -1,4 +1,4 @@
-"""Bots withdrawn by their owners: what becomes of their tournament matches not yet played."""
+"""Bots withdrawn by their owners: what becomes of their tournament matches not yet played out."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from django.db.models import Q
 from tournaments.bots.models import Bot
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.services.tournaments import tournament_finish_if_done
-from tournaments.dbclock import db_now
+from tournaments.matches.life import matches_cancel
 from tournaments.matches.models import Match
 
 logger = logging.getLogger(__name__)
@@ -21,27 +21,29 @@ def withdrawn_in(*, tournament: Tournament) -> Q:
 
 
 def tournament_bot_withdrawn(bot: Bot) -> None:
-    """A bot was deactivated or made private: cancel its tournament matches not yet begun.
+    """A bot was deactivated or made private: cancel its tournament matches not yet played out.
 
-    They are cancelled, never forfeited: nobody gains or loses points or rating
-    from a game that was not played.  A private bot keeps playing in its own
-    owner's tournaments; a deactivated one stops everywhere.  Runs inside the
-    transaction that withdrew the bot.
+    Queued ones, and running ones (their workers stop the bots within
+    ``ARBITER_CANCEL_CHECK_S``).  They are cancelled, never forfeited: nobody
+    gains or loses points or rating from a game that was not played to its
+    end.  A private bot keeps playing in its own owner's tournaments; a
+    deactivated one stops everywhere.  Runs inside the transaction that
+    withdrew the bot.
     """
-    queued = Match.objects.filter(
-        kind=Match.Kind.TOURNAMENT, status=Match.Status.QUEUED, match_seats__bot_version__bot_id=bot.pk
+    unplayed = Match.objects.filter(
+        kind=Match.Kind.TOURNAMENT,
+        status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
+        match_seats__bot_version__bot_id=bot.pk,
     )
     if bot.active:
-        queued = queued.exclude(tournament__owner_id=bot.owner_id)
-    ids = list(queued.values_list("id", flat=True).distinct())
+        unplayed = unplayed.exclude(tournament__owner_id=bot.owner_id)
+    ids = list(unplayed.values_list("id", flat=True).distinct())
     if not ids:
         return
     tournament_ids = set(Match.objects.filter(id__in=ids).values_list("tournament_id", flat=True))
     # Tournament rows first, in id order, as a recording does: no deadlock with a worker.
     list(Tournament.objects.select_for_update().filter(id__in=tournament_ids).order_by("id").values_list("id"))
-    cancelled = Match.objects.filter(id__in=ids, status=Match.Status.QUEUED).update(
-        status=Match.Status.CANCELLED, finished_at=db_now()
-    )
-    logger.info("bot %s withdrawn: %d queued tournament match(es) cancelled", bot.pk, cancelled)
+    cancelled = matches_cancel(matches=Match.objects.filter(id__in=ids))
+    logger.info("bot %s withdrawn: %d queued or running tournament match(es) cancelled", bot.pk, cancelled)
     for tournament_id in sorted(tournament_ids):
         tournament_finish_if_done(tournament_id=tournament_id)
