@@ -212,11 +212,21 @@ class BotProcess:
         u.cpu_ms = max(u.cpu_ms or 0, cpu)
         # Not ru_maxrss: it counts the worker's own size, copied into the child before exec.
 
+    def _bwraps(self) -> set[int]:
+        """bubblewrap's own processes, told by the kernel's family tree (our child and its), never by name."""
+        self._note_inner()
+        return {self.popen.pid, *self._inner} if self.sandboxed else set()
+
     def holds_pipe(self, fd: int) -> bool:
-        """Whether any process of the bot itself (not bwrap's) still has the pipe of ``fd`` open."""
+        """Whether any process of the bot itself (not bwrap's) still has the pipe of ``fd`` open.
+
+        bubblewrap's own processes are told by the kernel's family tree (our child and its
+        children), never by a name: a bot may call itself anything, ``bwrap`` included.
+        """
         target = f"pipe:[{os.fstat(fd).st_ino}]"
+        own = self._bwraps()
         for pid in self._pids():
-            if (read_proc(pid, "comm") or "").strip() == "bwrap":
+            if pid in own:
                 continue
             try:
                 links = os.listdir(f"/proc/{pid}/fd")
