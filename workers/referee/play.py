@@ -6,7 +6,8 @@ any seat as that seat's forfeit (see ``docs/bots.md``); everything a bot
 started is killed when the match ends.  Problems of the service itself raise
 InfrastructureError: they are never a bot's fault.  One kind of them,
 ExternalKillError, says that something outside the sandbox killed a bot
-(another installation, an operator, the machine's out-of-memory killer).
+(another installation, an operator, the machine's out-of-memory killer), or
+stopped it for longer than its bound (ExternalStopError).
 
 The bots of one match share one CPU, leased for the match
 (``workers.sandbox.cpus``), so that concurrent matches of a worker keep apart.

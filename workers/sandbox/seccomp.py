@@ -9,7 +9,7 @@ syscall table here; :func:`build_filter` returns None on other machines and
 the sandbox then runs without a filter (namespaces and rlimits still apply).
 
 Some rules exist so that the referee can tell what a bot did from what was
-done to it (``workers.sandbox.deaths``).  A bot may
+done to it (``workers.sandbox.deaths``, ``workers.sandbox.stalls``).  A bot may
 not send SIGKILL or a stop signal (to anyone, itself included), nor arrange
 for the kernel to send one later: no such signal as a child's exit signal
 (``clone``), for ready I/O (``fcntl F_SETSIG``) or for its parent's death
