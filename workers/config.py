@@ -246,6 +246,9 @@ _add("ARBITER_SANDBOX_WALL_FACTOR", "float", 2.0, "Wall-clock backstop: a move (
      "times its CPU budget in real time, plus the grace below.", _G, minimum=1)  # fmt: skip
 _add("ARBITER_SANDBOX_WALL_GRACE_MS", "int", 1000, "Wall-clock backstop: milliseconds added to each move's and the "
      "game's real-time allowance.", _G, minimum=0)  # fmt: skip
+_add("ARBITER_SANDBOX_STOPPED_S", "float", 30.0, "Seconds a bot may stay stopped by something outside its "
+     "sandbox (SIGSTOP from another user, a debugger) before its match is given up as the service's fault and "
+     "played again; stopped time is never charged to the bot.", _G, minimum=1)  # fmt: skip
 _add("ARBITER_ALLOW_UNSANDBOXED", "bool", False, "Run bots without bubblewrap where it cannot start (development "
      "only: bots are then not isolated).", _G)  # fmt: skip
 

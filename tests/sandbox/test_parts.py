@@ -50,7 +50,7 @@ def test_slots_are_exclusive_across_processes(tmp_path: Path) -> None:
 
 def test_seccomp_program_shape() -> None:
     program = seccomp.build_filter("x86_64")
-    assert program is not None and len(program) % 8 == 0 and len(program) // 8 < 100
+    assert program is not None and len(program) % 8 == 0 and len(program) // 8 < 160
     first = struct.unpack("<HBBI", program[:8])
     assert first == (0x20, 0, 0, 4)  # load the architecture first
     assert seccomp.build_filter("riscv64") is None
@@ -126,6 +126,39 @@ def test_clock_charges_nothing_for_the_referees_own_stall() -> None:
     k.update(0.1)
     assert k.charged_ms == 90 + 150 and k.wall_ms == 250 and k.lost_s > 14.8
     assert not k.out()
+
+
+def test_clock_leaves_out_waits_for_a_cpu_and_outside_stops() -> None:
+    """The clock's arithmetic with the bot's stalls: waits and stops are not counted, a long stop gives up."""
+    from workers.referee import clock
+    from workers.sandbox.stalls import Look
+
+    cpu, now, look = [0], [100.0], [Look(waited_ns=0, stopped=False)]
+    k = clock.BotClock(
+        lambda: cpu[0], 1000, 1400, lambda: now[0], stalls=lambda: look[0], stopped_limit_s=5.0
+    )  # fmt: skip
+    now[0] += 0.1
+    cpu[0] += 10_000_000
+    look[0] = Look(waited_ns=80_000_000, stopped=False)  # 10 ms of CPU, 80 ms waiting for it, 10 ms asleep
+    k.update(0.1)
+    assert (k.charged_ms, k.wall_ms) == (10, 20)
+    now[0] += 0.1
+    look[0] = Look(waited_ns=280_000_000, stopped=False)  # two threads waited the whole 100 ms each
+    k.update(0.1)
+    assert k.wall_ms == 20 and round(k.excused_s, 3) == 0.18
+    for tenth in range(1, 50):  # stopped from outside for 4.9 s: nothing counted, not yet given up
+        now[0] += 0.1
+        look[0] = Look(waited_ns=280_000_000, stopped=True, stopped_s=tenth / 10)
+        k.update(0.1)
+    assert k.wall_ms == 20 and not k.stopped_out() and not k.out()
+    now[0] += 0.2
+    look[0] = Look(waited_ns=280_000_000, stopped=True, stopped_s=5.1)
+    k.update(0.2)
+    assert k.stopped_out()
+    now[0] += 0.1
+    look[0] = Look(waited_ns=280_000_000, stopped=False)  # let go: it stays given up
+    k.stop(0.1)
+    assert k.stopped_out() and k.wall_ms == 120 and "5.1 s" in k.describe_stop()
 
 
 def test_clean_text_escapes_what_steers_a_terminal() -> None:

@@ -12,7 +12,8 @@ and the referee kills every bot (``workers.referee.play``).
 
 Time is charged by ``workers.referee.clock``: a bot pays for the CPU time of its own
 processes while it is on move, with a wall-clock backstop, and never for time
-the referee itself was not running.  The bot on move gets the CPU; the others
+the referee itself was not running, nor for time the bot could not run (waiting
+for a CPU, stopped from outside: ``workers.sandbox.stalls``).  The bot on move gets the CPU; the others
 only what it leaves (their control groups' weight, or nice 19 without one).
 """
 
@@ -35,7 +36,7 @@ from workers.referee.clock import BotClock
 from workers.referee.text import clean_text, parse_line, short_text
 from workers.sandbox.limits import SandboxLimits
 from workers.sandbox.process import BotProcess
-from workers.sandbox.start import ExternalKillError
+from workers.sandbox.start import ExternalKillError, ExternalStopError
 
 __all__ = ["BotPipes", "Conversation", "MatchStopped", "SeatFault", "clean_text", "parse_line"]
 
@@ -223,7 +224,7 @@ class Conversation:
             if deadline is not None and now >= deadline:
                 return
             running = [k for k in clocks if not k.stopped and not k.out()]
-            if clocks and not running:
+            if (clocks and not running) or any(k.stopped_out() for k in running):
                 return
             self._sample(now)
             wait = tick if deadline is None else min(tick, deadline - now)
@@ -299,7 +300,7 @@ class Conversation:
         Each bot has ``startup_ms`` of its own CPU time, with the wall-clock backstop.
         """
         startup_ms = self.clock.startup_ms
-        clocks = [BotClock(c.proc.cpu_ns, startup_ms, self.limits.wall_limit_ms(startup_ms)) for c in self.conns]
+        clocks = [self._clock(c, startup_ms, self.limits.wall_limit_ms(startup_ms)) for c in self.conns]
         for c, msg in zip(self.conns, start_messages, strict=True):
             self.send(c, msg)
 
@@ -310,6 +311,9 @@ class Conversation:
             return all(k.stopped for k in clocks)
 
         self.pump(all_ready, clocks=clocks, stop_on_fault=False)
+        for c, k in zip(self.conns, clocks, strict=True):
+            if k.stopped_out():
+                raise ExternalStopError(c.seat, k.describe_stop())
         faults = []
         for c, k in zip(self.conns, clocks, strict=True):
             try:
@@ -340,11 +344,13 @@ class Conversation:
         if c.lines or c.fault:
             self._note_fault(c, SeatStatus.PROTOCOL_ERROR, "wrote a line when no answer was expected")
             raise SeatFault(c.seat, *self.classify(c))
-        clock = BotClock(c.proc.cpu_ns, budget_ms, wall_ms)
+        clock = self._clock(c, budget_ms, wall_ms)
         c.expecting = True
         self.send(c, message)
         self.pump(lambda: bool(c.lines), clocks=[clock])
         clock.stop(0.0)
+        if clock.stopped_out():
+            raise ExternalStopError(c.seat, clock.describe_stop())
         for other in self.conns:
             if other.fault is not None:
                 raise SeatFault(other.seat, *self.classify(other))
@@ -358,6 +364,10 @@ class Conversation:
             detail = 'the answer was not one JSON object with a string "move"'
             raise SeatFault(c.seat, SeatStatus.PROTOCOL_ERROR, detail)
         return move, clock.charged_ms, clock.wall_ms
+
+    def _clock(self, c: BotPipes, budget_ms: int, wall_ms: int) -> BotClock:
+        """A clock for ``c``'s next stretch, blind to the time its bot could not run (``workers.referee.clock``)."""
+        return BotClock(c.proc.cpu_ns, budget_ms, wall_ms, stalls=c.proc.stalls, stopped_limit_s=self.limits.stopped_s)
 
     def _crash_behind_timeout(self, c: BotPipes) -> None:
         """A bot that died or closed its output is a crash even if the clock ran out first.

@@ -6,9 +6,10 @@ any seat as that seat's forfeit (see ``docs/bots.md``); everything a bot
 started is killed when the match ends.  Problems of the service itself raise
 InfrastructureError: they are never a bot's fault.  One kind of them,
 ExternalKillError, says that something outside the sandbox killed a bot
-(another installation, an operator, the machine's out-of-memory killer).
-When the service stops a match (it was cancelled), ``play_match`` raises
-MatchStopped once every bot is killed: there is no record.
+(another installation, an operator, the machine's out-of-memory killer), or
+stopped it for longer than its bound (ExternalStopError).  When the service
+stops a match (it was cancelled), ``play_match`` raises MatchStopped once
+every bot is killed: there is no record.
 
 The bots of one match share one CPU, leased for the match
 (``workers.sandbox.cpus``), so that concurrent matches of a worker keep apart.

@@ -39,10 +39,14 @@ def limit_hit(proc: BotProcess, stderr: bytes, cpu_limit_s: int) -> SeatStatus |
 def killed_from_outside(proc: BotProcess) -> str | None:
     """Why the bot's death was not its own doing (call after :meth:`limit_hit` said no limit), or None.
 
-    Under the seccomp filter a bot can neither send SIGKILL nor fake its status, and the
-    sandbox's first process is outside the bot's reach: so a death by SIGKILL that neither
-    limit explains, or any signal death of that first process, came from outside.  So does
-    an out-of-memory kill while the bot was under its own limit (the machine ran out).
+    Under the seccomp filter a bot can neither send SIGKILL, nor have the kernel send it one
+    (no reserved signal as a child's exit signal, for I/O, on a parent's death, from a timer
+    or a message queue; no change to its own limits, whose lowered CPU limit would end in a
+    SIGKILL), nor fake its status, and the sandbox's first process is outside the bot's
+    reach: so a death by SIGKILL that neither limit explains, or any signal death of that
+    first process, came from outside.  So does an out-of-memory kill while the bot was under
+    its own limit (the machine ran out).  Without the filter none of this holds, and such a
+    death is the bot's own crash.
     """
     if not (proc.sandboxed and proc.filtered) or proc.returncode is None:
         return None

@@ -248,6 +248,12 @@ class SlotGroup:
         # Opened afresh each time: v1 keeps the list it read for an open file (it would go stale).
         return [int(p) for p in read_text(self._path("pids", "cgroup.procs")).split()]
 
+    def threads(self) -> list[int]:
+        """Thread ids of every process in the group now (v1 ``tasks``, v2 ``cgroup.threads``)."""
+        # Opened afresh each time, as procs().
+        name = "tasks" if self.version == 1 else "cgroup.threads"
+        return [int(t) for t in read_text(self._path("pids", name)).split()]
+
     def empty(self) -> bool:
         """True once the kernel has let go of every process of the group (zombies included)."""
         return int(self._read("pids", "pids.current") or 0) == 0

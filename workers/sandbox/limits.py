@@ -35,6 +35,7 @@ VARIABLES = {
     "warm": "ARBITER_SANDBOX_WARM",
     "wall_factor": "ARBITER_SANDBOX_WALL_FACTOR",
     "wall_grace_ms": "ARBITER_SANDBOX_WALL_GRACE_MS",
+    "stopped_s": "ARBITER_SANDBOX_STOPPED_S",
 }
 DEFAULT_LOCK_DIR = "/run/arbiter/slots"
 
@@ -69,6 +70,7 @@ class SandboxLimits:
     warm: int = _default("warm")  # launchers kept waiting per worker process (each holds a slot)
     wall_factor: float = _default("wall_factor")  # wall-clock backstop: this times the CPU budget...
     wall_grace_ms: int = _default("wall_grace_ms")  # ...plus this
+    stopped_s: float = _default("stopped_s")  # a bot stopped from outside this long: the match is given up
     # Not a setting: a server-side build's processes may reserve more address space than the
     # control group lets them use (None: memory_mb, the bots' rule).
     address_space_mb: int | None = None
@@ -94,9 +96,10 @@ class SandboxLimits:
     def match_wall_limit_s(self, startup_ms: int, game_ms: int, seats: int) -> float:
         """Most real time a match can take with the bots at fault for none of it (start-up is shared).
 
-        Time the referee itself was stopped is charged to nobody and comes on top.
+        One stop of a bot from outside, up to its bound, is allowed for.  Time the referee itself
+        was stopped, and time bots waited for a CPU, is charged to nobody and comes on top.
         """
-        return (self.wall_limit_ms(startup_ms) + seats * self.wall_limit_ms(game_ms)) / 1000
+        return (self.wall_limit_ms(startup_ms) + seats * self.wall_limit_ms(game_ms)) / 1000 + self.stopped_s
 
     def lock_path(self) -> Path:
         """Where the slot locks live: one place for the whole machine."""

@@ -32,6 +32,7 @@ from workers.sandbox.slots import (
     stat_fields,
     uid_busy,
 )
+from workers.sandbox.stalls import Look, Stalls, bot_threads
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +79,7 @@ class BotProcess:
         self._cpu_ns = 0
         # The sandbox's init: it often outlives our child, bwrap, and is then ours to reap.
         self._inner: set[int] = set()
+        self._stalls: Stalls | None = None
 
     @property
     def pid(self) -> int:
@@ -91,6 +93,18 @@ class BotProcess:
         elif self.group is None:
             self._cpu_ns = max(self._cpu_ns, self._tree_cpu_ticks() * 1_000_000_000 // _CLK_TCK)
         return self._cpu_ns
+
+    def stalls(self) -> Look:
+        """The bot's run-queue wait so far and whether it is stopped from outside (``workers.sandbox.stalls``)."""
+        if self._stalls is None:
+            # Only under the filter can the bot not stop itself (workers.sandbox.seccomp).
+            self._stalls = Stalls(self._bot_threads, stops_are_outside=self.sandboxed and self.filtered)
+        return self._stalls.look()
+
+    def _bot_threads(self) -> list[int]:
+        if self.gone:
+            return []
+        return bot_threads(self.group, self.popen.pid, self._bwraps())
 
     def _note_inner(self) -> None:
         """Remember bwrap's child, the sandbox's init (a kernel list, nothing the bot can write)."""
@@ -212,11 +226,21 @@ class BotProcess:
         u.cpu_ms = max(u.cpu_ms or 0, cpu)
         # Not ru_maxrss: it counts the worker's own size, copied into the child before exec.
 
+    def _bwraps(self) -> set[int]:
+        """bubblewrap's own processes, told by the kernel's family tree (our child and its), never by name."""
+        self._note_inner()
+        return {self.popen.pid, *self._inner} if self.sandboxed else set()
+
     def holds_pipe(self, fd: int) -> bool:
-        """Whether any process of the bot itself (not bwrap's) still has the pipe of ``fd`` open."""
+        """Whether any process of the bot itself (not bwrap's) still has the pipe of ``fd`` open.
+
+        bubblewrap's own processes are told by the kernel's family tree (our child and its
+        children), never by a name: a bot may call itself anything, ``bwrap`` included.
+        """
         target = f"pipe:[{os.fstat(fd).st_ino}]"
+        own = self._bwraps()
         for pid in self._pids():
-            if (read_proc(pid, "comm") or "").strip() == "bwrap":
+            if pid in own:
                 continue
             try:
                 links = os.listdir(f"/proc/{pid}/fd")
@@ -356,6 +380,8 @@ class BotProcess:
         A slot whose processes the kernel has not confirmed gone is not given back: it stays
         locked until they are (``workers.sandbox.slots.quarantine``).
         """
+        if self._stalls is not None:
+            self._stalls.close()
         for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
             try:
                 if stream is not None:

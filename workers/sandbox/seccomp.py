@@ -8,12 +8,23 @@ a classic filter can inspect); everything else is allowed.  Only x86-64 has a
 syscall table here; :func:`build_filter` returns None on other machines and
 the sandbox then runs without a filter (namespaces and rlimits still apply).
 
-Two rules exist so that the referee can tell what a bot did from what was
-done to it.  A bot may not send SIGKILL or a stop signal (to anyone, itself
-included), and may not exit with a status of 128 or more (the process is
-killed with SIGSYS instead).  So when bubblewrap reports "killed by SIGKILL"
-(status 137) it was the kernel (memory or CPU limit, both visible in the
-bot's counters) or something outside the sandbox, never the bot.
+Some rules exist so that the referee can tell what a bot did from what was
+done to it (``workers.sandbox.deaths``, ``workers.sandbox.stalls``).  A bot may
+not send SIGKILL or a stop signal (to anyone, itself included), nor arrange
+for the kernel to send one later: no such signal as a child's exit signal
+(``clone``), for ready I/O (``fcntl F_SETSIG``) or for its parent's death
+(``prctl PR_SET_PDEATHSIG``); no POSIX timer or message-queue notification
+with a signal of its choosing (``timer_create`` and ``mq_notify`` with a
+``sigevent``: the number hides behind a pointer a classic filter cannot
+follow); no pseudo-terminal (``unlockpt`` is refused), so no terminal's job
+control stops it either.  It may not change its resource limits
+(``setrlimit``, ``prlimit64`` with a new limit): a CPU limit it lowered would
+have the kernel SIGKILL it.  And it may not exit with a status of 128 or more
+(the process is killed with SIGSYS instead).  So when bubblewrap reports
+"killed by SIGKILL" (status 137) it was the kernel at a limit the worker set
+(memory or CPU, both visible in the bot's counters) or something outside the
+sandbox, never the bot; and a bot process in the stopped state was stopped
+from outside.
 
 SysV IPC objects and memfd files hold memory that no process maps, which a
 per-process limit never sees: unless shared memory is allowed (where the
@@ -100,8 +111,22 @@ _X86_64_DENIED = {
     "fsmount": 432,
     "fspick": 433,
     "mount_setattr": 442,
+    # A bot's resource limits are the worker's: lowered, RLIMIT_CPU would have the kernel SIGKILL it.
+    "setrlimit": 160,
 }
-_X86_64 = {"socket": 41, "ioctl": 16, "clone": 56, "clone3": 435, "exit": 60, "exit_group": 231}
+_X86_64 = {
+    "socket": 41,
+    "ioctl": 16,
+    "clone": 56,
+    "clone3": 435,
+    "exit": 60,
+    "exit_group": 231,
+    "prlimit64": 302,
+    "fcntl": 72,
+    "prctl": 157,
+    "timer_create": 222,
+    "mq_notify": 244,
+}
 # Memory held outside any process's address space (see the module docstring).
 _X86_64_SHARED_MEMORY = {"shmget": 29, "semget": 64, "msgget": 68, "memfd_create": 319, "memfd_secret": 447}
 # Figures of the whole machine (see the module docstring): they fail with ENOSYS.
@@ -122,6 +147,10 @@ _RESERVED_SIGNALS = (9, 19, 20, 21, 22)
 _AF_UNIX = 1
 _TIOCSTI = 0x5412
 _TIOCLINUX = 0x541C
+_TIOCSPTLCK = 0x40045431  # unlockpt(): a pseudo-terminal's other end opens only once unlocked
+_F_SETSIG = 10
+_PR_SET_PDEATHSIG = 1
+_CSIGNAL = 0xFF  # the low byte of clone's flags: the signal the parent gets when the child exits
 # Every CLONE_NEW* flag: a bot may fork and start threads, never new namespaces.
 _CLONE_NEW_ANY = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
 
@@ -161,15 +190,40 @@ def _argument_checks(a: _Assembler) -> None:
     a.op(_LD_W_ABS, _arg_low(0))
     a.op(_JEQ_K, _AF_UNIX, "allow", "eperm")
 
-    # ioctl(): no pushing keystrokes into a terminal.
+    # ioctl(): no pushing keystrokes into a terminal, no pseudo-terminal (whose job control
+    # could stop a process of the bot: see the module docstring).
     a.label("ioctl")
     a.op(_LD_W_ABS, _arg_low(1))
     a.op(_JEQ_K, _TIOCSTI, "eperm", 0)
+    a.op(_JEQ_K, _TIOCSPTLCK, "eperm", 0)
     a.op(_JEQ_K, _TIOCLINUX, "eperm", "allow")
 
+    # clone(): no new namespaces, and no reserved signal as the child's exit signal.
     a.label("clone")
     a.op(_LD_W_ABS, _arg_low(0))
-    a.op(_JSET_K, _CLONE_NEW_ANY, "eperm", "allow")
+    a.op(_JSET_K, _CLONE_NEW_ANY, "eperm", 0)
+    a.op(_ALU_AND_K, _CSIGNAL)
+    _reserved_is_eperm(a)
+
+    # fcntl(F_SETSIG) and prctl(PR_SET_PDEATHSIG): no reserved signal sent by the kernel later.
+    for name, which_arg, command, signal_arg in (
+        ("fcntl", 1, _F_SETSIG, 2),
+        ("prctl", 0, _PR_SET_PDEATHSIG, 1),
+    ):
+        a.label(name)
+        a.op(_LD_W_ABS, _arg_low(which_arg))
+        a.op(_JEQ_K, command, 0, "allow")
+        a.op(_LD_W_ABS, _arg_low(signal_arg))
+        _reserved_is_eperm(a)
+
+    # prlimit64() with a new limit (argument 2), timer_create() and mq_notify() with a sigevent
+    # (argument 1): refused whenever the pointer is not NULL.
+    for name, arg in (("prlimit64", 2), ("timer_create", 1), ("mq_notify", 1)):
+        a.label(name)
+        a.op(_LD_W_ABS, _arg_low(arg))
+        a.op(_JEQ_K, 0, 0, "eperm")
+        a.op(_LD_W_ABS, _arg_low(arg) + 4)
+        a.op(_JEQ_K, 0, "allow", "eperm")
 
     # exit(), exit_group(): a status of 128 or more would read like a death by signal.
     a.label("exit")
@@ -181,9 +235,14 @@ def _argument_checks(a: _Assembler) -> None:
     for arg in sorted({arg for _nr, arg in _X86_64_SIGNALLING.values()}):
         a.label(f"signal_arg{arg}")
         a.op(_LD_W_ABS, _arg_low(arg))
-        for signo in _RESERVED_SIGNALS:
-            a.op(_JEQ_K, signo, "eperm", 0)
-        a.op(_RET_K, _RET_ALLOW)
+        _reserved_is_eperm(a)
+
+
+def _reserved_is_eperm(a: _Assembler) -> None:
+    """EPERM when the loaded word is SIGKILL or a stop signal, else allow."""
+    for signo in _RESERVED_SIGNALS:
+        a.op(_JEQ_K, signo, "eperm", 0)
+    a.op(_RET_K, _RET_ALLOW)
 
 
 def build_filter(machine: str | None = None, *, shared_memory: bool = False) -> bytes | None:
@@ -213,6 +272,8 @@ def build_filter(machine: str | None = None, *, shared_memory: bool = False) -> 
     a.op(_JEQ_K, _X86_64["clone3"], "enosys", 0)
     a.op(_JEQ_K, _X86_64["exit"], "exit", 0)
     a.op(_JEQ_K, _X86_64["exit_group"], "exit", 0)
+    for name in ("prlimit64", "fcntl", "prctl", "timer_create", "mq_notify"):
+        a.op(_JEQ_K, _X86_64[name], name, 0)
     for nr, arg in _X86_64_SIGNALLING.values():
         a.op(_JEQ_K, nr, f"signal_arg{arg}", 0)
     a.op(_RET_K, _RET_ALLOW)

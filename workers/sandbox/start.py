@@ -77,6 +77,14 @@ class ExternalKillError(InfrastructureError):
         self.seat, self.detail = seat, detail
 
 
+class ExternalStopError(ExternalKillError):
+    """A bot stayed stopped (SIGSTOP, a tracer) from outside its sandbox for longer than its bound.
+
+    Under the seccomp filter a bot cannot stop itself; the stopped time was never charged to
+    it, and past ``SandboxLimits.stopped_s`` the match is given up and run again, never rated.
+    """
+
+
 _checked: dict[tuple[object, ...], str | None] = {}
 
 
