@@ -37,3 +37,20 @@ MAX_ID = 2**63 - 1
 def id_field(**kwargs: Any) -> Any:
     """An integer input that names a database row: 1 to 2**63-1 (larger numbers overflow the column)."""
     return serializers.IntegerField(min_value=1, max_value=MAX_ID, **kwargs)
+
+
+class BoundedListField(serializers.ListField):
+    """DRF's ListField, with its length checked before any element.
+
+    DRF validates every element first and the length last: a body of a million
+    ids would cost seconds of a web worker before its "too many". Every list
+    input of the API is one of these, and ``max_length`` is required.
+    """
+
+    def __init__(self, *, max_length: int, **kwargs: Any) -> None:
+        super().__init__(max_length=max_length, **kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, list) and self.max_length is not None and len(data) > self.max_length:
+            self.fail("max_length", max_length=self.max_length)
+        return super().to_internal_value(data)
