@@ -15,6 +15,7 @@ import pytest
 from django.conf import settings
 
 from tests.api.conftest import assert_error, client_for
+from tournaments.api.common import MAX_OPTIONS
 
 pytestmark = pytest.mark.django_db
 
@@ -40,3 +41,10 @@ def test_a_million_participants_are_refused_in_under_100_ms(user: Any) -> None:
         took.append(time.perf_counter() - start)
         assert "participants" in assert_error(answer, 400, "invalid")["fields"]
     assert min(took) < 0.1, [f"{t * 1000:.0f} ms" for t in took]
+
+
+@pytest.mark.parametrize("path", ["/api/tournaments/", "/api/challenges/", "/api/schedules/"])
+def test_game_options_are_refused_on_their_number_of_keys(staff: Any, path: str) -> None:
+    options = {f"k{n}": n for n in range(MAX_OPTIONS + 1)}
+    error = assert_error(client_for(staff).post(path, {"game": "gamesup", "options": options}, format="json"), 400)
+    assert error["fields"]["options"] == [f"Ensure this field has no more than {MAX_OPTIONS} keys."], error

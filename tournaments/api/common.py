@@ -39,6 +39,10 @@ def id_field(**kwargs: Any) -> Any:
     return serializers.IntegerField(min_value=1, max_value=MAX_ID, **kwargs)
 
 
+# Keys a game's options may have in a request: every engine has a handful (docs/api.md).
+MAX_OPTIONS = 32
+
+
 class BoundedListField(serializers.ListField):
     """DRF's ListField, with its length checked before any element.
 
@@ -54,3 +58,23 @@ class BoundedListField(serializers.ListField):
         if isinstance(data, list) and self.max_length is not None and len(data) > self.max_length:
             self.fail("max_length", max_length=self.max_length)
         return super().to_internal_value(data)
+
+
+class BoundedDictField(serializers.DictField):
+    """DRF's DictField, with its number of keys checked before any value (as ``BoundedListField``)."""
+
+    default_error_messages = {"max_keys": "Ensure this field has no more than {max_keys} keys."}
+
+    def __init__(self, *, max_keys: int, **kwargs: Any) -> None:
+        self.max_keys = max_keys
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, dict) and len(data) > self.max_keys:
+            self.fail("max_keys", max_keys=self.max_keys)
+        return super().to_internal_value(data)
+
+
+def options_field() -> BoundedDictField:
+    """A request's game options: an object of at most ``MAX_OPTIONS`` keys, checked by the game's engine."""
+    return BoundedDictField(max_keys=MAX_OPTIONS, required=False, default=dict)

@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tournaments.accounts.idempotency import idempotent
-from tournaments.api.common import BoundedListField, found, id_field, user_of
+from tournaments.api.common import BoundedListField, found, id_field, options_field, user_of
 from tournaments.api.pagination import Pagination
 from tournaments.api.schema import error
 from tournaments.competitions.filters import TournamentFilter
@@ -111,7 +111,7 @@ class TournamentInputSerializer(ClockInputSerializer):
         help_text="Bot version ids to pin (one per bot, each bot a participant); other bots play their newest "
         "version that is not retired.",
     )
-    options = serializers.DictField(required=False, default=dict)
+    options = options_field()
     seats = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=2, max_value=100)
     format = serializers.ChoiceField(choices=Tournament.Format.choices, default=Tournament.Format.SINGLE)
     games_per_pairing = serializers.IntegerField(default=2, min_value=1, max_value=100)
