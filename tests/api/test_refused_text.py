@@ -15,11 +15,11 @@ from urllib.parse import quote
 
 import pytest
 from django.test import Client
-from django.urls import URLPattern, URLResolver, get_resolver
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework.test import APIClient
 
 from tests.api.conftest import assert_error, client_for
+from tests.api.test_permissions import url_routes
 
 pytestmark = pytest.mark.django_db
 
@@ -119,19 +119,11 @@ def test_an_escaped_astral_character_is_still_text() -> None:
 
 def _page_routes() -> list[str]:
     """Every page route with a text part, its text parts marked ``{}``."""
-    found: list[str] = []
-
-    def walk(patterns: list[Any], prefix: str) -> None:
-        for p in patterns:
-            if isinstance(p, URLResolver):
-                walk(p.url_patterns, prefix + str(p.pattern))
-            elif isinstance(p, URLPattern):
-                route = prefix + str(p.pattern)
-                if "<str:" in route and not route.startswith("api/"):
-                    found.append("/" + re.sub(r"<int:\w+>", "1", re.sub(r"<str:\w+>", "{}", route)))
-
-    walk(get_resolver().url_patterns, "")
-    return found
+    return [
+        "/" + re.sub(r"<int:\w+>", "1", re.sub(r"<str:\w+>", "{}", route))
+        for route, _ in url_routes()
+        if "<str:" in route and not route.startswith("api/")
+    ]
 
 
 def test_pages_refuse_a_nul_in_a_path_part_or_a_query_parameter(user: Any) -> None:
