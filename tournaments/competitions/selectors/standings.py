@@ -7,17 +7,30 @@ Standings rows also carry the one performance rating of the tournament
 (``perf_elo`` with its 95% interval ``ci_low``..``ci_high`` and ``los_next``),
 read from the whole-tournament fit in ``tournaments.competitions.selectors.performance``
 (cached, or fitted on the spot: a few more queries, still constant).
+
+What these pages show is computed once per state of the tournament and then
+served from Django's cache (Redis in production, each process's memory in the
+embedded default).  The key is a digest of every input, read on each request
+in four small queries (:func:`_inputs_stamp`): the match counts by status, the
+participants with their names, their ratings and the stored fit's stamp.  A
+recorded match changes the counts, so the next read recomputes: nothing has
+to be told, and a reader never sees a table older than the database.  (A
+finished match stays finished with its seats unchanged, so the counts stand
+for the set of results.)
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.core.cache import cache
 from django.db.models import Count
 
-from tournaments.competitions.models import Participant, Tournament
+from tournaments.competitions.models import Participant, PerformanceFit, Tournament
 from tournaments.competitions.selectors.performance import (
     standings_with_performance,
     tournament_los_matrix,
@@ -27,6 +40,9 @@ from tournaments.competitions.selectors.results import FinishedGame, tournament_
 from tournaments.matches.models import Match
 from tournaments.ratings.elo import outcome, pair_score
 from tournaments.ratings.models import Rating
+
+# The key says what a table was computed from, so the time only bounds the memory it holds.
+CACHE_S = 6 * 3600
 
 # The fit's summary fields shown next to the standings (API ``performance_fit``).
 FIT_SUMMARY = ("computed_at", "stale", "matches", "anchor", "first_move_advantage", "first_move_stderr", "components")
@@ -170,21 +186,15 @@ def _crosstable(rows: list[_Row], pair: dict[tuple[int, int], list[float]]) -> d
 def tournament_standings(*, tournament: Tournament, performance: bool = True) -> list[dict[str, Any]]:
     """Per participant, best first: games, W/D/L, points, score %, Sonneborn-Berger, forfeits by status, Elo;
     and (unless ``performance`` is False) ``perf_elo``, ``ci_low``, ``ci_high``, ``los_next``."""
-    rows = _base_rows(tournament)
     if not performance:
-        return rows
-    table = tournament_performance(tournament=tournament, order=[r["bot_version"] for r in rows])
-    return standings_with_performance(rows, table)
+        return _cached(tournament, "base", lambda: _base_rows(tournament))
+    return tournament_standings_with_fit(tournament=tournament)["standings"]
 
 
 def tournament_standings_with_fit(*, tournament: Tournament) -> dict[str, Any]:
     """``standings`` (rows with performance) and ``performance_fit`` (the fit's summary), from one fit."""
-    rows = _base_rows(tournament)
-    table = tournament_performance(tournament=tournament, order=[r["bot_version"] for r in rows])
-    return {
-        "standings": standings_with_performance(rows, table),
-        "performance_fit": {key: table[key] for key in FIT_SUMMARY},
-    }
+    table = tournament_table(tournament=tournament)
+    return {"standings": table["standings"], "performance_fit": table["performance_fit"]}
 
 
 def tournament_los(*, tournament: Tournament) -> dict[str, Any]:
@@ -193,6 +203,10 @@ def tournament_los(*, tournament: Tournament) -> dict[str, Any]:
     From the whole-tournament fit behind ``perf_elo``: ``los[r][c]`` is the
     probability that row ``r`` is truly stronger than column ``c``.
     """
+    return _cached(tournament, "los", lambda: _los(tournament))
+
+
+def _los(tournament: Tournament) -> dict[str, Any]:
     rows = _base_rows(tournament)
     matrix = tournament_los_matrix(tournament=tournament, order=[r["bot_version"] for r in rows])
     by_version = {r["bot_version"]: r for r in rows}
@@ -207,16 +221,19 @@ def tournament_los(*, tournament: Tournament) -> dict[str, Any]:
 
 def tournament_crosstable(*, tournament: Tournament) -> dict[str, Any]:
     """Every pair's result: row's points against column and games played, in standings order."""
-    rows, pair, _ = _compute(tournament)
-    return _crosstable(rows, pair)
+    return tournament_table(tournament=tournament)["crosstable"]
 
 
 def tournament_table(*, tournament: Tournament) -> dict[str, Any]:
     """Standings (with performance), crosstable and the fit's summary from one pass over the results.
 
     Pages that show both use this: the pass over every seat of every finished
-    match is the expensive part, so it is done once.
+    match is the expensive part, so it is done once, and kept until an input changes.
     """
+    return _cached(tournament, "table", lambda: _table(tournament))
+
+
+def _table(tournament: Tournament) -> dict[str, Any]:
     rows, pair, _ = _compute(tournament)
     standings = _standing_rows(rows)
     table = tournament_performance(tournament=tournament, order=[r["bot_version"] for r in standings])
@@ -225,6 +242,43 @@ def tournament_table(*, tournament: Tournament) -> dict[str, Any]:
         "crosstable": _crosstable(rows, pair),
         "performance_fit": {key: table[key] for key in FIT_SUMMARY},
     }
+
+
+def _inputs_stamp(tournament: Tournament) -> str:
+    """A digest of everything the tables above are computed from (four small queries)."""
+    counts = sorted(
+        Match.objects.filter(tournament=tournament).order_by().values_list("status").annotate(n=Count("id"))
+    )
+    entries = list(
+        Participant.objects.filter(tournament=tournament)
+        .order_by("number")
+        .values_list(
+            "bot_version_id", "bot_version__number", "bot_version__bot_id", "bot_version__bot__name",
+            "bot_version__bot__owner__username",
+        )
+    )  # fmt: skip
+    ratings = sorted(
+        Rating.objects.filter(pool=tournament.rating_pool, bot_version_id__in=[e[0] for e in entries]).values_list(
+            "bot_version_id", "elo", "games"
+        )
+    )
+    fit = list(
+        PerformanceFit.objects.filter(tournament=tournament, pool=tournament.rating_pool).values_list(
+            "id", "matches", "computed_at"
+        )
+    )
+    inputs = (tournament.pk, tournament.rating_pool, tournament.game_id, counts, entries, ratings, fit)
+    return hashlib.sha256(repr(inputs).encode()).hexdigest()
+
+
+def _cached(tournament: Tournament, what: str, compute: Callable[[], Any]) -> Any:
+    """``compute()``, or what it returned before for the same inputs."""
+    key = f"tournament-table:{what}:{tournament.pk}:{_inputs_stamp(tournament)}"
+    value = cache.get(key)
+    if value is None:
+        value = compute()
+        cache.set(key, value, CACHE_S)
+    return value
 
 
 def tournament_progress(*, tournament: Tournament) -> dict[str, int]:
