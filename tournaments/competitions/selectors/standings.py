@@ -11,12 +11,12 @@ read from the whole-tournament fit in ``tournaments.competitions.selectors.perfo
 What these pages show is computed once per state of the tournament and then
 served from Django's cache (Redis in production, each process's memory in the
 embedded default).  The key is a digest of every input, read on each request
-in four small queries (:func:`_inputs_stamp`): the match counts by status, the
-participants with their names, their ratings and the stored fit's stamp.  A
-recorded match changes the counts, so the next read recomputes: nothing has
-to be told, and a reader never sees a table older than the database.  (A
-finished match stays finished with its seats unchanged, so the counts stand
-for the set of results.)
+in four small queries (:func:`_inputs_stamp`): the match counts and last
+finish by status, the participants with their names, their ratings and the
+stored fit's stamp.  A recorded match changes the counts, so the next read
+recomputes: nothing has to be told, and a reader never sees a table older
+than the database.  (A match's seats are written with its finish, so counts
+and last finish stand for the set of results.)
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import Count
+from django.db.models import Count, Max
 
 from tournaments.competitions.models import Participant, PerformanceFit, Tournament
 from tournaments.competitions.selectors.performance import (
@@ -246,8 +246,12 @@ def _table(tournament: Tournament) -> dict[str, Any]:
 
 def _inputs_stamp(tournament: Tournament) -> str:
     """A digest of everything the tables above are computed from (four small queries)."""
+    # Per status: how many, and the last finish (a result recorded again would move it).
     counts = sorted(
-        Match.objects.filter(tournament=tournament).order_by().values_list("status").annotate(n=Count("id"))
+        Match.objects.filter(tournament=tournament)
+        .order_by()
+        .values_list("status")
+        .annotate(n=Count("id"), last=Max("finished_at"))
     )
     entries = list(
         Participant.objects.filter(tournament=tournament)
@@ -267,7 +271,17 @@ def _inputs_stamp(tournament: Tournament) -> str:
             "id", "matches", "computed_at"
         )
     )
-    inputs = (tournament.pk, tournament.rating_pool, tournament.game_id, counts, entries, ratings, fit)
+    # ``created`` too: a test database handed out again gives a new tournament an old id.
+    inputs = (
+        tournament.pk,
+        tournament.created,
+        tournament.rating_pool,
+        tournament.game_id,
+        counts,
+        entries,
+        ratings,
+        fit,
+    )
     return hashlib.sha256(repr(inputs).encode()).hexdigest()
 
 
