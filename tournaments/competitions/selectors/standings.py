@@ -44,6 +44,9 @@ from tournaments.ratings.models import Rating
 # The key says what a table was computed from, so the time only bounds the memory it holds.
 CACHE_S = 6 * 3600
 
+# What tournament_table returns, each part cached apart.
+TABLE_PARTS = ("standings", "crosstable", "performance_fit")
+
 # The fit's summary fields shown next to the standings (API ``performance_fit``).
 FIT_SUMMARY = ("computed_at", "stale", "matches", "anchor", "first_move_advantage", "first_move_stderr", "components")
 
@@ -193,8 +196,7 @@ def tournament_standings(*, tournament: Tournament, performance: bool = True) ->
 
 def tournament_standings_with_fit(*, tournament: Tournament) -> dict[str, Any]:
     """``standings`` (rows with performance) and ``performance_fit`` (the fit's summary), from one fit."""
-    table = tournament_table(tournament=tournament)
-    return {"standings": table["standings"], "performance_fit": table["performance_fit"]}
+    return _table_parts(tournament, ("standings", "performance_fit"))
 
 
 def tournament_los(*, tournament: Tournament) -> dict[str, Any]:
@@ -221,7 +223,8 @@ def _los(tournament: Tournament) -> dict[str, Any]:
 
 def tournament_crosstable(*, tournament: Tournament) -> dict[str, Any]:
     """Every pair's result: row's points against column and games played, in standings order."""
-    return tournament_table(tournament=tournament)["crosstable"]
+    crosstable: dict[str, Any] = _table_parts(tournament, ("crosstable",))["crosstable"]
+    return crosstable
 
 
 def tournament_table(*, tournament: Tournament) -> dict[str, Any]:
@@ -230,7 +233,19 @@ def tournament_table(*, tournament: Tournament) -> dict[str, Any]:
     Pages that show both use this: the pass over every seat of every finished
     match is the expensive part, so it is done once, and kept until an input changes.
     """
-    return _cached(tournament, "table", lambda: _table(tournament))
+    return _table_parts(tournament, TABLE_PARTS)
+
+
+def _table_parts(tournament: Tournament, parts: tuple[str, ...]) -> dict[str, Any]:
+    # Each part is kept under a key of its own: the standings API does not unpickle the crosstable.
+    stamp = _inputs_stamp(tournament)
+    keys = {part: f"tournament-table:{part}:{tournament.pk}:{stamp}" for part in parts}
+    found = cache.get_many(list(keys.values()))
+    if len(found) == len(keys):
+        return {part: found[key] for part, key in keys.items()}
+    table = _table(tournament)
+    cache.set_many({f"tournament-table:{part}:{tournament.pk}:{stamp}": table[part] for part in TABLE_PARTS}, CACHE_S)
+    return {part: table[part] for part in parts}
 
 
 def _table(tournament: Tournament) -> dict[str, Any]:
