@@ -30,185 +30,21 @@ backends are moved, the shared server's others are left alone).
 from __future__ import annotations
 
 import argparse
-import ctypes
 import multiprocessing
 import os
-import pwd
 import signal
-import socket
-import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
-from bench import _common
+from bench import _common, _postgres
 from kit import REFERENCE_BOTS
 
 DEFAULT_WORKERS = (8, 32)
 # Queued matches per simulated worker and second of the window: none runs dry.
 MATCHES_PER_WORKER_SECOND = 40
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-# -- PgBouncer -----------------------------------------------------------------------
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _as_postgres_dying_with_parent() -> None:  # pragma: no cover - runs in the child before exec
-    # PgBouncer refuses to run as root; and it must not outlive this benchmark, even killed.
-    entry = pwd.getpwnam("postgres")
-    os.setgid(entry.pw_gid)
-    os.setuid(entry.pw_uid)
-    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG, after setuid
-
-
-@contextmanager
-def pgbouncer(server_url: str, database: str, pool_size: int, cpus: set[int] | None) -> Iterator[str]:
-    """A PgBouncer in front of ``database`` on a free port, for the block; yields the URL through it."""
-    server = urlparse(server_url)
-    with tempfile.TemporaryDirectory(prefix="arbiter-bench-pgbouncer-") as tmp:
-        entry = pwd.getpwnam("postgres")
-        os.chown(tmp, entry.pw_uid, entry.pw_gid)  # its log is written there
-        port = _free_port()
-        user = server.username or "postgres"
-        config = Path(tmp, "pgbouncer.ini")
-        Path(tmp, "users.txt").write_text(f'"{user}" ""\n')
-        config.write_text(
-            "\n".join(
-                [
-                    "[databases]",
-                    f"{database} = host={server.hostname or '127.0.0.1'} port={server.port or 5432} "
-                    f"dbname={database} user={user}",
-                    "[pgbouncer]",
-                    "listen_addr = 127.0.0.1",
-                    f"listen_port = {port}",
-                    "unix_socket_dir =",
-                    "auth_type = trust",
-                    f"auth_file = {tmp}/users.txt",
-                    "pool_mode = session",
-                    f"default_pool_size = {pool_size}",
-                    "max_client_conn = 1000",
-                    # The project asks for its idle-in-transaction timeout as a startup option.
-                    "ignore_startup_parameters = extra_float_digits,options",
-                    f"logfile = {tmp}/pgbouncer.log",
-                    "",
-                ]
-            )
-        )
-        proc = subprocess.Popen(
-            ["pgbouncer", str(config)],
-            preexec_fn=_as_postgres_dying_with_parent,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            if cpus:
-                os.sched_setaffinity(proc.pid, cpus)
-            deadline = time.monotonic() + 15
-            while True:
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                    break
-                except OSError:
-                    if proc.poll() is not None or time.monotonic() > deadline:
-                        log = Path(tmp, "pgbouncer.log")
-                        raise RuntimeError(
-                            "pgbouncer did not start: " + (log.read_text()[-500:] if log.exists() else "")
-                        ) from None
-                    time.sleep(0.05)  # a start-up wait outside any measurement
-            netloc = f"{user}@127.0.0.1:{port}"
-            yield server._replace(netloc=netloc, path=f"/{database}").geturl()
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-
-
-# -- the database's side ------------------------------------------------------------------
-
-
-class Backends:
-    """This database's backends: their CPU (from /proc), commits, and where they may run."""
-
-    def __init__(self, server_url: str, database: str, cpus: set[int] | None) -> None:
-        import psycopg
-
-        self.database = database
-        self.cpus = cpus
-        # Connected to the server's own database: its statements are not counted as this one's commits.
-        self.conn = psycopg.connect(server_url, autocommit=True)
-        self.cpu: dict[int, int] = {}  # pid -> ticks last seen
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def pids(self) -> list[int]:
-        rows = self.conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s", [self.database]).fetchall()
-        return [r[0] for r in rows]
-
-    def commits(self) -> int:
-        row = self.conn.execute("SELECT xact_commit FROM pg_stat_database WHERE datname = %s", [self.database])
-        return int((row.fetchone() or (0,))[0])
-
-    def end_all(self) -> None:
-        """End every other backend of the database (they report their counts as they exit) and wait for it."""
-        self.conn.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
-            [self.database],
-        )
-        deadline = time.monotonic() + 10
-        while self.pids() and time.monotonic() < deadline:
-            time.sleep(0.05)  # outside the timed window
-
-    def sample(self) -> None:
-        for pid in self.pids():
-            try:
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue  # ended meanwhile: its last sample stands
-            self.cpu[pid] = int(fields[11]) + int(fields[12])  # utime + stime
-            if self.cpus:
-                try:
-                    if os.sched_getaffinity(pid) != self.cpus:
-                        os.sched_setaffinity(pid, self.cpus)
-                except OSError:
-                    pass
-
-    def watch(self) -> None:
-        """Sample every 0.2 s (and pin new backends) until :meth:`stop`."""
-        self.cpu = {}
-        self._stop.clear()
-
-        def loop() -> None:
-            while not self._stop.wait(0.2):
-                self.sample()
-
-        self._thread = threading.Thread(target=loop, daemon=True)
-        self._thread.start()
-
-    def stop(self) -> float:
-        """Stop watching; the CPU seconds the backends used since :meth:`watch`."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-        self.sample()
-        return sum(self.cpu.values()) / TICKS
-
-    def close(self) -> None:
-        self.conn.close()
 
 
 # -- the simulated workers ----------------------------------------------------------------
@@ -284,11 +120,22 @@ def _reuse_max() -> int:
     return int(app.conf.get("CELERY_DB_REUSE_MAX") or 0)
 
 
-def _worker(job: tuple[dict[str, str], str, float, int, Any, list[int] | None]) -> dict[str, Any]:
-    """One simulated worker: ``mode`` in a loop for ``seconds`` once all are ready; its counts and latencies."""
-    env, mode, seconds, index, barrier, cpus = job
+_BARRIER: Any = None
+
+
+def _worker_start(barrier: Any, cpus: set[int] | None) -> None:
+    """In each pool process: die with the benchmark, run on the workers' CPUs, keep the start barrier."""
+    global _BARRIER
+    _postgres.die_with_parent()
     if cpus:
-        os.sched_setaffinity(0, set(cpus))
+        os.sched_setaffinity(0, cpus)
+    _BARRIER = barrier
+
+
+def _worker(job: tuple[dict[str, str], str, float, int]) -> dict[str, Any]:
+    """One simulated worker: ``mode`` in a loop for ``seconds`` once all are ready; its counts and latencies."""
+    env, mode, seconds, index = job
+    barrier = _BARRIER
     _common.django_setup(env)
     from django.db import connection
 
@@ -333,21 +180,19 @@ def _worker(job: tuple[dict[str, str], str, float, int, Any, list[int] | None]) 
 
 
 def _run(
-    env: dict[str, str], mode: str, workers: int, seconds: float, backends: Backends, cpus: set[int] | None
+    env: dict[str, str], mode: str, workers: int, seconds: float, backends: _postgres.Backends, cpus: set[int] | None
 ) -> dict[str, Any]:
     """``workers`` processes in ``mode`` for ``seconds``: rate, database CPU and commits, latencies."""
     ctx = multiprocessing.get_context("spawn")
     backends.end_all()
     commits_before = backends.commits()
-    with ctx.Manager() as manager:
-        barrier = manager.Barrier(workers + 1)
-        with ctx.Pool(workers) as pool:
-            job = sorted(cpus) if cpus else None
-            pending = pool.map_async(_worker, [(env, mode, seconds, i, barrier, job) for i in range(workers)])
-            barrier.wait()
-            backends.watch()
-            results = pending.get()
-            cpu = backends.stop()
+    barrier = ctx.Barrier(workers + 1)
+    with ctx.Pool(workers, initializer=_worker_start, initargs=(barrier, cpus)) as pool:
+        pending = pool.map_async(_worker, [(env, mode, seconds, i) for i in range(workers)])
+        barrier.wait()
+        backends.watch()
+        results = pending.get()
+        cpu = backends.stop()
     backends.end_all()  # their counts are flushed as they exit
     done = sum(r["done"] for r in results)
     return {
@@ -363,36 +208,6 @@ def _run(
 
 def _ms(values: list[float], p: float) -> str:
     return f"{1000 * _common.percentile(values, p):6.1f}" if values else "     -"
-
-
-def _drop_leftovers() -> None:
-    """Drop the databases of earlier runs whose process is gone (killed before it could drop its own)."""
-    import psycopg
-
-    prefix = _common.database_name("scale_")
-    with psycopg.connect(_common.database_url("postgres"), autocommit=True) as conn:
-        names = [r[0] for r in conn.execute("SELECT datname FROM pg_database WHERE datname LIKE %s", [prefix + "%"])]
-    for name in names:
-        pid = name[len(prefix) :]
-        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-            _common.database_drop(name)
-
-
-def _cpu_split() -> tuple[set[int] | None, set[int] | None, str]:
-    """(the database's CPUs, the workers' CPUs, what was done) for this machine."""
-    cpus = sorted(os.sched_getaffinity(0))
-    if len(cpus) < 2:
-        return None, None, "one CPU: the database and the workers share it"
-    half = len(cpus) // 2
-    db, rest = set(cpus[:half]), set(cpus[half:])
-    return (
-        db,
-        rest,
-        (
-            f"this benchmark's backends pinned to CPU {sorted(db)}, the simulated workers and PgBouncer to "
-            f"CPU {sorted(rest)} (the shared server's other processes are not moved)"
-        ),
-    )
 
 
 def _terminate(signum: int, frame: Any) -> None:
@@ -411,17 +226,17 @@ def main(argv: list[str] | None = None) -> int:
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _terminate)
 
-    _drop_leftovers()
+    _postgres.drop_leftovers()
     name = _common.database_name(f"scale_{os.getpid()}")
     database = _common.database_create(name)
-    db_cpus, worker_cpus, split = _cpu_split()
+    db_cpus, worker_cpus, split = _postgres.cpu_split()
     if worker_cpus:
         os.sched_setaffinity(0, worker_cpus)
     try:
         with (
-            tempfile.TemporaryDirectory(prefix="arbiter-bench-") as tmp,
+            tempfile.TemporaryDirectory(prefix=f"{_postgres.TMP_PREFIX}{os.getpid()}-") as tmp,
             _common.process_set(Path(tmp), database) as procs,
-            pgbouncer(_common.server_url(), name, max(counts) + 4, worker_cpus) as bounced,
+            _postgres.pgbouncer(_common.server_url(), name, max(counts) + 4, worker_cpus) as bounced,
         ):
             env = procs.env()
             # One shared round robin of every bot: far more matches than one user may queue by default.
@@ -437,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
 
             connection.close()
             through = {**env, "DATABASE_URL": bounced}
-            backends = Backends(_common.database_url("postgres"), name, db_cpus)
+            backends = _postgres.Backends(_common.database_url("postgres"), name, db_cpus)
             reuse = _reuse_max()
             print(
                 f"{_common.machine()}; one PostgreSQL through PgBouncer (session pooling); one round robin of "
