@@ -72,10 +72,10 @@ def test_query_count_is_constant(user: Any, make_bot: Any, play: Any, seats: int
             play(match, ranks)
     assert large.matches.count() > 10 * small.matches.count()
     cache.clear()
-    # Computed: the inputs' stamp (4), the results (4) and the fit (a few more), once for both selectors.
+    # Computed: the inputs' stamp, the results (4) and the fit (a few more), once for both selectors.
     assert _queries(small) == _queries(large)
-    # Served from the cache: the stamp's four queries per selector.
-    assert _queries(small) == _queries(large) == 8
+    # Served from the cache: the stamp, one statement per selector.
+    assert _queries(small) == _queries(large) == 2
     # With the performance table (fitted on the spot: no stored fit yet), still a constant count.
     cache.clear()
     assert _queries(small, performance=True) == _queries(large, performance=True)
