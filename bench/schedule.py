@@ -141,7 +141,10 @@ def main(argv: list[str] | None = None) -> int:
             tempfile.TemporaryDirectory(prefix="arbiter-bench-") as tmp,
             _common.process_set(Path(tmp), database) as procs,
         ):
-            _common.django_setup(procs.env(), migrate=True)
+            env = procs.env()
+            # Every run's matches stay queued (nobody plays them): room for --repeat round robins.
+            env["ARBITER_QUEUED_MATCHES_PER_USER"] = str(max(args.repeat, 1) * args.bots * args.bots)
+            _common.django_setup(env, migrate=True)
             owner, bot_ids = _setup_bots(args.bots)
             runs = []
             profile = cProfile.Profile() if args.profile else None
