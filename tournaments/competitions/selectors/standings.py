@@ -11,7 +11,7 @@ read from the whole-tournament fit in ``tournaments.competitions.selectors.perfo
 What these pages show is computed once per state of the tournament and then
 served from Django's cache (Redis in production, each process's memory in the
 embedded default).  The key is a digest of every input, read on each request
-in one statement (:func:`_inputs_stamp`): the match counts and last finish
+in one statement (:func:`_inputs`): the match counts and last finish
 by status, the participants with their names, their ratings and the stored
 fit's stamp.  A recorded match changes the counts, so the next read
 recomputes: nothing has to be told, and a reader never sees a table older
@@ -198,8 +198,9 @@ def tournament_standings(*, tournament: Tournament, performance: bool = True) ->
 
 
 def tournament_standings_with_fit(*, tournament: Tournament) -> dict[str, Any]:
-    """``standings`` (rows with performance) and ``performance_fit`` (the fit's summary), from one fit."""
-    return _table_parts(tournament, ("standings", "performance_fit"))
+    """``standings`` (rows with performance), ``performance_fit`` (the fit's summary) and ``progress``
+    (:func:`tournament_progress`, read with the standings' inputs, so the two agree)."""
+    return _table_parts(tournament, ("standings", "performance_fit", "progress"))
 
 
 def tournament_los(*, tournament: Tournament) -> dict[str, Any]:
@@ -241,14 +242,15 @@ def tournament_table(*, tournament: Tournament) -> dict[str, Any]:
 
 def _table_parts(tournament: Tournament, parts: tuple[str, ...]) -> dict[str, Any]:
     # Each part is kept under a key of its own: the standings API does not unpickle the crosstable.
-    stamp = _inputs_stamp(tournament)
-    keys = {part: f"tournament-table:{part}:{tournament.pk}:{stamp}" for part in parts}
+    stamp, counts = _inputs(tournament)
+    extra = {"progress": _progress(counts)} if "progress" in parts else {}
+    keys = {part: f"tournament-table:{part}:{tournament.pk}:{stamp}" for part in parts if part in TABLE_PARTS}
     found = cache.get_many(list(keys.values()))
     if len(found) == len(keys):
-        return {part: found[key] for part, key in keys.items()}
+        return {**{part: found[key] for part, key in keys.items()}, **extra}
     table = _table(tournament)
     cache.set_many({f"tournament-table:{part}:{tournament.pk}:{stamp}": table[part] for part in TABLE_PARTS}, CACHE_S)
-    return {part: table[part] for part in parts}
+    return {**{part: table[part] for part in keys}, **extra}
 
 
 def _table(tournament: Tournament) -> dict[str, Any]:
@@ -262,8 +264,8 @@ def _table(tournament: Tournament) -> dict[str, Any]:
     }
 
 
-def _inputs_stamp(tournament: Tournament) -> str:
-    """A digest of everything the tables above are computed from, read in one statement.
+def _inputs(tournament: Tournament) -> tuple[str, dict[str, int]]:
+    """A digest of everything the tables above are computed from, read in one statement; and the match counts.
 
     Per status the matches' count and last finish (a result recorded again
     would move it); each participant's version, bot, names and rating; the
@@ -297,12 +299,13 @@ def _inputs_stamp(tournament: Tournament) -> str:
         rows = sorted(cursor.fetchall())
     # ``created`` too: a test database handed out again gives a new tournament an old id.
     inputs = (tournament.pk, tournament.created, pool, tournament.game_id, rows)
-    return hashlib.sha256(repr(inputs).encode()).hexdigest()
+    counts = {status: int(figures.split("|")[0]) for kind, status, figures in rows if kind == "m"}
+    return hashlib.sha256(repr(inputs).encode()).hexdigest(), counts
 
 
 def _cached(tournament: Tournament, what: str, compute: Callable[[], Any]) -> Any:
     """``compute()``, or what it returned before for the same inputs."""
-    key = f"tournament-table:{what}:{tournament.pk}:{_inputs_stamp(tournament)}"
+    key = f"tournament-table:{what}:{tournament.pk}:{_inputs(tournament)[0]}"
     value = cache.get(key)
     if value is None:
         value = compute()
@@ -312,6 +315,11 @@ def _cached(tournament: Tournament, what: str, compute: Callable[[], Any]) -> An
 
 def tournament_progress(*, tournament: Tournament) -> dict[str, int]:
     """Match counts by status (one query)."""
-    counts = dict(Match.objects.filter(tournament=tournament).order_by().values_list("status").annotate(n=Count("id")))
+    return _progress(
+        dict(Match.objects.filter(tournament=tournament).order_by().values_list("status").annotate(n=Count("id")))
+    )
+
+
+def _progress(counts: dict[str, int]) -> dict[str, int]:
     total = sum(counts.values())
     return {"total": total, **{status: counts.get(status, 0) for status in Match.Status.values}}
