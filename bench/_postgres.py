@@ -2,7 +2,7 @@
 
 Used by ``bench.scale``.  PgBouncer is Debian's package (``apt-get install
 pgbouncer``), started on a free port with its own configuration in a
-temporary directory, as the ``postgres`` user (it refuses root), and killed
+temporary directory, as the ``postgres`` user when started by root (it refuses root), and killed
 by the kernel if the benchmark dies first (``PR_SET_PDEATHSIG``).
 """
 
@@ -46,9 +46,10 @@ def die_with_parent() -> None:
 
 def _as_postgres_dying_with_parent() -> None:  # pragma: no cover - runs in the child before exec
     # PgBouncer refuses to run as root; and it must not outlive this benchmark, even killed.
-    entry = pwd.getpwnam("postgres")
-    os.setgid(entry.pw_gid)
-    os.setuid(entry.pw_uid)
+    if os.getuid() == 0:
+        entry = pwd.getpwnam("postgres")
+        os.setgid(entry.pw_gid)
+        os.setuid(entry.pw_uid)
     die_with_parent()  # after setuid, which would clear it
 
 
@@ -57,8 +58,9 @@ def pgbouncer(server_url: str, database: str, pool_size: int, cpus: set[int] | N
     """A PgBouncer in front of ``database`` on a free port, for the block; yields the URL through it."""
     server = urlparse(server_url)
     with tempfile.TemporaryDirectory(prefix=f"{TMP_PREFIX}{os.getpid()}-pgbouncer-") as tmp:
-        entry = pwd.getpwnam("postgres")
-        os.chown(tmp, entry.pw_uid, entry.pw_gid)  # its log is written there
+        if os.getuid() == 0:
+            entry = pwd.getpwnam("postgres")
+            os.chown(tmp, entry.pw_uid, entry.pw_gid)  # its log is written there
         port = _free_port()
         user = server.username or "postgres"
         config = Path(tmp, "pgbouncer.ini")

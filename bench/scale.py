@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -226,6 +227,9 @@ def main(argv: list[str] | None = None) -> int:
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _terminate)
 
+    if shutil.which("pgbouncer") is None:
+        print("bench.scale needs PgBouncer: apt-get install pgbouncer (Debian's package)", file=sys.stderr)
+        return 1
     _postgres.drop_leftovers()
     name = _common.database_name(f"scale_{os.getpid()}")
     database = _common.database_create(name)
