@@ -279,15 +279,19 @@ def _inputs(tournament: Tournament) -> tuple[str, dict[str, int]]:
         SELECT 'm', status, CAST(COUNT(*) AS TEXT) || '|' || COALESCE(CAST(MAX(finished_at) AS TEXT), '')
         FROM {table["Match"]} WHERE tournament_id = %s GROUP BY status
         UNION ALL
-        SELECT 'p', CAST(e.number AS TEXT),
-               CAST(e.bot_version_id AS TEXT) || '|' || CAST(v.number AS TEXT) || '|' || CAST(v.bot_id AS TEXT)
-               || '|' || b.name || '|' || u.username || '|' || COALESCE(CAST(r.elo AS TEXT), '')
-               || '|' || COALESCE(CAST(r.games AS TEXT), '')
+        SELECT 'p', CAST(e.number AS TEXT), CAST(e.bot_version_id AS TEXT) || '|' || (
+                   -- Lookups per participant: joined, the planner read every version or rating.
+                   SELECT CAST(v.number AS TEXT) || '|' || CAST(v.bot_id AS TEXT) || '|' || b.name
+                          || '|' || u.username
+                   FROM {table["BotVersion"]} v
+                   JOIN {table["Bot"]} b ON b.id = v.bot_id
+                   JOIN {users} u ON u.id = b.owner_id
+                   WHERE v.id = e.bot_version_id
+               ) || '|' || COALESCE((
+                   SELECT CAST(r.elo AS TEXT) || '|' || CAST(r.games AS TEXT) FROM {table["Rating"]} r
+                   WHERE r.bot_version_id = e.bot_version_id AND r.pool = %s
+               ), '')
         FROM {table["Participant"]} e
-        JOIN {table["BotVersion"]} v ON v.id = e.bot_version_id
-        JOIN {table["Bot"]} b ON b.id = v.bot_id
-        JOIN {users} u ON u.id = b.owner_id
-        LEFT JOIN {table["Rating"]} r ON r.bot_version_id = e.bot_version_id AND r.pool = %s
         WHERE e.tournament_id = %s
         UNION ALL
         SELECT 'f', CAST(id AS TEXT), CAST(matches AS TEXT) || '|' || COALESCE(CAST(computed_at AS TEXT), '')
