@@ -65,6 +65,12 @@ class LeaderboardRowSerializer(RatingNumbersSerializer):
 # How long a leaderboard page may be served past its lifetime while one request computes the next.
 RECOMPUTE_S = 10
 
+
+def leaderboard_cache_key(*, viewer: str, game_id: str | None, path: str) -> str:
+    """The cache key of one viewer's leaderboard page (``viewer``: ``user:<id>`` or ``anonymous``)."""
+    return "leaderboard:" + hashlib.sha256(f"{viewer}|{game_id}|{path}".encode()).hexdigest()
+
+
 POOL = OpenApiParameter(
     "pool",
     str,
@@ -99,7 +105,7 @@ class LeaderboardApi(GenericAPIView):
             return self._compute_board(request, game_id)
         user = user_of(request)
         viewer = f"user:{user.id}" if user is not None and user.is_authenticated else "anonymous"
-        key = "leaderboard:" + hashlib.sha256(f"{viewer}|{game_id}|{request.get_full_path()}".encode()).hexdigest()
+        key = leaderboard_cache_key(viewer=viewer, game_id=game_id, path=request.get_full_path())
         # Freshness against the host's clock: only this cache's own bookkeeping, never a stamp.
         entry = cache.get(key)
         if entry is not None and (entry[0] > time.time() or not cache.add(f"{key}:computing", 1, RECOMPUTE_S)):
