@@ -65,7 +65,7 @@ for _name, (_full, _quick) in OPTIONAL.items():
         FULL[_name], QUICK[_name] = _full, _quick
 NEEDS_SERVICES = {"e2e", "schedule", "http", "scale"}
 # Lines worth repeating at the end: the verdicts and the headline figures.
-SUMMARY_MARKERS = ("target met", "TARGET MISSED", " ratio ", "server:", "sandbox:", "baseline", "race:")
+SUMMARY_MARKERS = ("target met", "TARGET MISSED", " ratio ", "server:", "sandbox:", "baseline", "race:", "per match:")
 
 
 def _reachable(url: str, default_port: int) -> str | None:

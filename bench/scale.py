@@ -272,6 +272,7 @@ def main(argv: list[str] | None = None) -> int:
                 "  workers  SELECT 1/s  matches/s  ratio  db CPU ms/match  commits/match  commits/s"
                 "  claim p50/p99 ms  record p50/p99 ms  claims lost"
             )
+            per_match = []
             try:
                 for n in counts:
                     _fill(tournament.pk, int(n * args.seconds * MATCHES_PER_WORKER_SECOND))
@@ -287,8 +288,11 @@ def main(argv: list[str] | None = None) -> int:
                         f"  {_ms(run['claims'], 50)} /{_ms(run['claims'], 99)}"
                         f"  {_ms(run['records'], 50)} /{_ms(run['records'], 99)}  {run['missed']:11d}"
                     )
+                    cpu_ms, commits = 1000 * run["cpu"] / done, run["commits"] / done
+                    per_match.append(f"{n} workers {cpu_ms:.2f} ms, {commits:.1f} commits")
             finally:
                 backends.close()
+            print(f"  per match: database CPU and commits, {'; '.join(per_match)}")
             print(f"  load after: {_common.load()}")
             print(
                 "  (ratio: SELECT 1 round trips per recorded match at the same concurrency; db CPU: this "
