@@ -163,7 +163,7 @@ def _worker(job: tuple[dict[str, str], str, float, int]) -> dict[str, Any]:
             # would go back to the dispatcher; this one tries again, and the miss is counted.
             missed += 1
             continue
-        match_id, attempt = claimed
+        match_id, attempt = claimed[0], claimed[1]  # (a claim may also carry the spec)
         match_heartbeat(match_id=match_id, attempt=attempt)
         record = _record(match_id)
         t2 = time.perf_counter()
