@@ -228,8 +228,7 @@ class TournamentStandingsApi(APIView):
                 "tournament": tournament.id,
                 "status": tournament.status,
                 "rating_pool": tournament.rating_pool,
-                "progress": tournament_progress(tournament=tournament),
-                **tournament_standings_with_fit(tournament=tournament),
+                **tournament_standings_with_fit(tournament=tournament),  # with its progress
             }
         )
 
