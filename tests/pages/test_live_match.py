@@ -25,7 +25,7 @@ WAIT_MS = 60_000  # one short match on a busy machine
 DESKTOP = {"width": 1280, "height": 800}
 PLIES = 30
 # The reference random bot, a little slow: a quarter of a second a move (asleep, not charged to its clock).
-SLOW_BOT = b'''import json, random, sys, time
+SLOW_BOT = b"""import json, random, sys, time
 rng = random.Random(0)
 for line in sys.stdin:
     message = json.loads(line)
@@ -38,7 +38,7 @@ for line in sys.stdin:
         break
     sys.stdout.write(json.dumps(reply) + "\\n")
     sys.stdout.flush()
-'''
+"""
 GAMES = {
     "gamesup": {"max_plies": PLIES},
     "flagstacks": {"max_plies": PLIES},

@@ -11,11 +11,14 @@ from __future__ import annotations
 import json
 import os
 import random
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 from django.contrib.auth.models import AnonymousUser
+from django.db import connection
 from django.test import Client
 
 from engines import get_engine
@@ -31,15 +34,20 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(params=["files", "redis"])
-def backend(request: pytest.FixtureRequest, settings: Any, tmp_path: Path) -> str:
+def backend(request: pytest.FixtureRequest, settings: Any, tmp_path: Path) -> Iterator[str]:
     """The embedded files, or the production Redis (its own key space: the test database's name)."""
     settings.ARBITER_LIVE_DIR = tmp_path / "live"
     settings.ARBITER_LIVE_REDIS_URL = ""
-    if request.param == "redis":
-        url = os.environ.get("ARBITER_TEST_REDIS_URL", "")
-        need(bool(url), "the Redis backend needs ARBITER_TEST_REDIS_URL")
-        settings.ARBITER_LIVE_REDIS_URL = url
-    return str(request.param)
+    if request.param == "files":
+        yield "files"
+        return
+    url = os.environ.get("ARBITER_TEST_REDIS_URL", "")
+    need(bool(url), "the Redis backend needs ARBITER_TEST_REDIS_URL")
+    settings.ARBITER_LIVE_REDIS_URL = url
+    yield "redis"
+    client = redis.Redis.from_url(url)
+    for key in client.scan_iter(f"arbiter:live:{connection.settings_dict['NAME']}:*"):
+        client.delete(key)
 
 
 def _sequence_match(owner: Any, make_bot: Any, visibility: str = "public") -> Match:
@@ -146,3 +154,19 @@ def test_a_publisher_whose_redis_is_gone_gives_up_without_harming_the_match(
     publish(engine.new_state(match.options, seed=match.seed, seats=match.seats), None)
     assert publish.broken
     assert match_live(user=user, match_id=match.id) == {"status": "running", "attempt": attempt, "plies": []}
+
+
+def test_a_poll_reads_the_database_once_and_writes_nothing(
+    backend: str, user: Any, make_bot: Any, django_assert_num_queries: Any
+) -> None:
+    match = _sequence_match(user, make_bot)
+    attempt = match_claim(match_id=match.id, worker="w")
+    assert attempt is not None
+    _publish(match, attempt, plies=3)
+    spectator, owner = Client(), Client()
+    owner.force_login(user)
+    url = f"/matches/{match.id}/live/"
+    with django_assert_num_queries(1):  # the match row (visibility, status, attempt)
+        assert len(spectator.get(url).json()["plies"]) == 4
+    with django_assert_num_queries(3):  # a signed-in viewer adds the session and the user
+        assert len(owner.get(url, {"since": "1"}).json()["plies"]) == 3

@@ -107,7 +107,9 @@ class LivePublisher:
 
     def _write(self, line: str, *, first: bool) -> None:
         if self.url:
-            pipe = _client(self.url).pipeline(transaction=False)
+            pipe = _client(self.url).pipeline(transaction=True)
+            if first:  # a list left under this name (a database restored from a backup) is not this game's
+                pipe.delete(self.key)
             pipe.rpush(self.key, line)
             pipe.expire(self.key, LIVE_TTL_S)
             pipe.execute()
