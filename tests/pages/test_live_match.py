@@ -24,7 +24,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.services, pytest.mark.django_db(tran
 WAIT_MS = 60_000  # one short match on a busy machine
 DESKTOP = {"width": 1280, "height": 800}
 PLIES = 30
-# The reference random bot, a little slow: a quarter of a second a move (asleep, not charged to its clock).
+# A random bot slow enough to watch.
 SLOW_BOT = b"""import json, random, sys, time
 rng = random.Random(0)
 for line in sys.stdin:
@@ -32,6 +32,7 @@ for line in sys.stdin:
     if message["type"] == "start":
         reply = {"type": "ready", "name": "slow", "version": "1"}
     elif message["type"] == "turn":
+        # bot code: a quarter of a second a move, asleep (its clock charges CPU time only)
         time.sleep(0.25)
         reply = {"move": rng.choice(message["legal_moves"])}
     else:
