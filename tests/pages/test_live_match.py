@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.services, pytest.mark.django_db(tran
 
 WAIT_MS = 60_000  # one short match on a busy machine
 DESKTOP = {"width": 1280, "height": 800}
-PLIES = 30
+PLIES = 24
 # A random bot slow enough to watch.
 SLOW_BOT = b"""import json, random, sys, time
 rng = random.Random(0)
@@ -63,40 +63,51 @@ RECORD_BOARDS = """() => {
 }"""
 
 
-def _running_match(api: Any, tournament_id: int) -> int:
-    def running() -> int | None:
-        found = api.get(f"/api/matches/?tournament={tournament_id}&status=running")["results"]
-        return found[0]["id"] if found else None
+class Watcher:
+    """A spectator's browser on one process set, and the round robins' pages it leaves open."""
 
-    return wait_for(running, WAIT_MS / 1000, "the match to start")
+    def __init__(self, browser: Any, procs: Any, user: str) -> None:
+        self.api = procs.api()
+        self.api.token = self.api.post_json("/api/users/", {"username": user, "password": f"{user}-pass-phrase"})[
+            "token"
+        ]
+        self.context = browser.new_context(viewport=DESKTOP, base_url=procs.url)
+        self.errors: list[str] = []
+        self.tables: list[Any] = []  # each round robin's page, left open to bring itself up to date
+        self.page = self.new_page()
 
+    def new_page(self) -> Any:
+        page = self.context.new_page()
+        page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        page.on("console", lambda msg: self.errors.append(msg.text) if msg.type == "error" else None)
+        return page
 
-def test_a_match_watched_live_shows_its_boards_as_they_are_played_in_every_game(
-    browser: Any, live_processes: LiveFactory
-) -> None:
-    procs = live_processes(web="runserver", workers=1, concurrency=1, tag="livematch")
-    api = procs.api()
-    api.token = api.post_json("/api/users/", {"username": "lea", "password": "lea-pass-phrase"})["token"]
-    context = browser.new_context(viewport=DESKTOP, base_url=procs.url)
-    page, standings = context.new_page(), context.new_page()
-    errors: list[str] = []
-    for p in (page, standings):
-        p.on("pageerror", lambda exc: errors.append(str(exc)))
-        p.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-
-    for game, options in GAMES.items():
-        bots = [api.upload_bot(game, f"slow-{game}-{n}", "slow.py", SLOW_BOT)["id"] for n in (1, 2)]
-        tournament = api.post_json(
+    def start(self, game: str, options: dict[str, Any]) -> tuple[int, int]:
+        """A round robin of one match between two slow bots, started: its id and its match's, once running."""
+        bots = [self.api.upload_bot(game, f"slow-{game}-{n}", "slow.py", SLOW_BOT)["id"] for n in (1, 2)]
+        tournament = self.api.post_json(
             "/api/tournaments/",
             {"game": game, "participants": bots, "options": options, "games_per_pairing": 1, "move_ms": 2000,
              "game_ms": 60000, "start": True},
         )  # fmt: skip
-        match_id = _running_match(api, tournament["id"])
+
+        def running() -> int | None:
+            found = self.api.get(f"/api/matches/?tournament={tournament['id']}&status=running")["results"]
+            return found[0]["id"] if found else None
+
+        return tournament["id"], wait_for(running, WAIT_MS / 1000, "the match to start")
+
+    def watch(self, game: str, options: dict[str, Any]) -> None:
+        """Watch one match live to its end; the boards seen must be the replay's."""
+        tournament_id, match_id = self.start(game, options)
+        page = self.page
         page.goto(f"/matches/{match_id}/")
         assert page.get_attribute("#replay", "data-live") == "running"
         page.evaluate(RECORD_BOARDS)
-        standings.goto(f"/tournaments/{tournament['id']}/")
+        standings = self.new_page()
+        standings.goto(f"/tournaments/{tournament_id}/")
         assert standings.locator(f"#running-matches a[href='/matches/{match_id}/']").count() == 1
+        self.tables.append(standings)
         page.wait_for_function("window.liveBoards.length >= 3", timeout=WAIT_MS)
         screenshot(page, f"live-{game}-1280x800")
         assert page.locator("#hand-toggles input").count() == 0  # a spectator: no hand to show
@@ -113,8 +124,25 @@ def test_a_match_watched_live_shows_its_boards_as_they_are_played_in_every_game(
             page.wait_for_function(f"document.querySelector('#board svg').dataset.ply === '{board['ply']}'")
             assert page.evaluate(READ_CELLS)["cells"] == board["cells"], (game, board["ply"])
 
-        standings.wait_for_selector(".live-body[data-status=finished]", timeout=WAIT_MS)
-        assert standings.locator("#running-matches").count() == 0
-        assert standings.locator("#standings tbody td.wins").all_inner_texts() in (["1", "0"], ["0", "0"])
-    context.close()
-    assert not errors, errors
+    def close(self) -> None:
+        """Every round robin's page took in its match's end by itself; no page had a script error."""
+        for standings in self.tables:
+            standings.wait_for_selector(".live-body[data-status=finished]", timeout=WAIT_MS)
+            assert standings.locator("#running-matches").count() == 0
+            wins = sorted(standings.locator("#standings tbody td.wins").all_inner_texts())
+            assert wins in (["0", "1"], ["0", "0"])
+        self.context.close()
+        assert not self.errors, self.errors
+
+
+def test_a_match_watched_live_shows_its_boards_as_they_are_played_in_every_game(
+    browser: Any, live_processes: LiveFactory
+) -> None:
+    # Production's path (PostgreSQL, Redis) for four games, the embedded one (SQLite, files) for the fifth.
+    production = Watcher(browser, live_processes(web="runserver", workers=1, tag="livematch"), "lea")
+    for game in ("gamesup", "flagstacks", "pileup", "sequence"):
+        production.watch(game, GAMES[game])
+    production.close()
+    embedded = Watcher(browser, live_processes(web="runserver", workers=1, embedded=True, tag="livefiles"), "max")
+    embedded.watch("hexstacks", GAMES["hexstacks"])
+    embedded.close()
