@@ -1,7 +1,8 @@
 """A match watched live, in each of the five games, in Debian's Chromium against the real service.
 
 A web server and a Celery worker (tests/live) play one match per game between
-two bots that take a moment over every move.  A spectator (not signed in)
+two bots that take a moment over every move: four games on PostgreSQL and
+Redis, the fifth on the embedded set (SQLite, the live view in files).  A spectator (not signed in)
 opens the match page while it runs: the board must change at least three
 times before the match ends, each board the one the finished replay shows at
 that ply, and then the page turns into the whole replay by itself.  Beside it

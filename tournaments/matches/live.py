@@ -6,17 +6,18 @@ observation (``public_observation()``, what the replay shows a spectator:
 never a hand, never the seed) with the move, its seat and its time, in one
 list per match:
 
-- a Redis list ``arbiter:live:<database>:<match>:<attempt>`` when a Redis is configured
-  (``ARBITER_CACHE_URL``, else the broker's ``REDIS_URL``): one pipelined
-  RPUSH + EXPIRE per ply;
-- embedded, a JSON-lines file ``<ARBITER_VAR_DIR>/live/<match>-<attempt>.jsonl``: one
-  appended line per ply.
+- a Redis list ``arbiter:live:<database>:<match>:<attempt>`` when a Redis is
+  configured (``ARBITER_CACHE_URL``, else the broker's ``REDIS_URL``): one
+  pipelined RPUSH + EXPIRE per ply;
+- embedded, a JSON-lines file ``<ARBITER_VAR_DIR>/live/<match>-<attempt>.jsonl``:
+  one appended line per ply.
 
 Neither touches the database.  The match page polls ``match_live``: one read
 of the match row (may this user see it, is it still running, which attempt)
-and one read of that attempt's list from the ply it has.  The list goes when the result is recorded; one
-left by a killed worker expires after ``LIVE_TTL_S``.  A failure here never
-harms the match: the publisher stops and spectators see the replay at the end.
+and one read of that attempt's list from the ply it has.  The list goes when
+the result is recorded; one left by a killed worker expires after
+``LIVE_TTL_S``.  A failure here never harms the match: the publisher stops
+and spectators see the replay at the end.  docs/web.md gives the figures.
 """
 
 from __future__ import annotations

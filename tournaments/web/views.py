@@ -44,7 +44,7 @@ from tournaments.ratings.selectors import (
     rating_is_provisional,
     rating_provisional_reason,
 )
-from tournaments.web.replay import replay_build
+from tournaments.web.replay import ReplayData, replay_build
 
 RECENT_MATCHES = 20
 # Beyond this many participants the LOS matrix is left to the API: the page would be all numbers.
@@ -287,8 +287,9 @@ def _live_replay(request: HttpRequest, match: Match) -> dict[str, Any]:
         "attempt": body["attempt"],
         "every_ms": settings.ARBITER_LIVE_POLL_MS,
     }
-    return {"game": match.game_id, "seats": match.seats, "constant": {}, "plies": body["plies"], "hands": {},
-            "problem": "", "live": live}  # fmt: skip
+    replay = ReplayData(game=match.game_id, seats=match.seats, plies=body["plies"]).to_json()
+    replay["live"] = live
+    return replay
 
 
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
