@@ -109,7 +109,7 @@ class Watcher:
         standings.goto(f"/tournaments/{tournament_id}/")
         assert standings.locator(f"#running-matches a[href='/matches/{match_id}/']").count() == 1
         if not self.tables:
-            screenshot(standings, "live-tournament-1280x800")
+            screenshot(standings, f"live-tournament-{game}-1280x800")
         self.tables.append(standings)
         page.wait_for_function("window.liveBoards.length >= 3", timeout=WAIT_MS)
         screenshot(page, f"live-{game}-1280x800")
