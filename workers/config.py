@@ -311,7 +311,9 @@ _add("ARBITER_RATE_CHALLENGES", "rate", "120/hour", "Challenge requests per user
 
 _G = "Accounts, throttles and package bounds"
 _add("ARBITER_CACHE_URL", "text", "", "Redis URL of the cache Django shares between processes (throttle counts, "
-     "leaderboard responses), e.g. redis://host:6379/1; unset: a local-memory cache per process.", _G)  # fmt: skip
+     "leaderboard responses) and with the workers (running matches' plies, for their pages), e.g. "
+     "redis://host:6379/1; unset: a local-memory cache per process, the plies in the broker's Redis.",
+     _G)  # fmt: skip
 _add("ARBITER_RATE_LOGIN_IP", "rate", "30/hour", "Logins, token requests and sign-ups from one address.", _G)
 _add("ARBITER_RATE_LOGIN_USER", "rate", "10/hour", "Logins and token requests naming one username, from anywhere.",
      _G)  # fmt: skip
