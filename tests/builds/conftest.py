@@ -15,6 +15,7 @@ import pytest
 
 from tests.referee.conftest import sandbox_runtime
 from tests.referee.support import make_limits, require_sandbox
+from workers.packages.build import BuildLimits, BuildOutcome, build_package
 from workers.sandbox.limits import SandboxLimits
 from workers.sandbox.trash import trash_counts, trash_running
 
@@ -74,3 +75,14 @@ class WorkerDisk:
         if self.trash_undeleted > before.trash_undeleted:
             left.append(f"{self.trash_undeleted - before.trash_undeleted} entries the trash could not delete")
         return left
+
+
+def failed_build_leaving_nothing(
+    build: list[str], *, bots: SandboxLimits, runtime: Path, limits: BuildLimits
+) -> BuildOutcome:
+    """Run ``build`` on a package of nothing else; it must fail and leave the worker as it found it."""
+    before = WorkerDisk.of(runtime)
+    outcome = build_package(package(build, {}), "bot.zip", tuple(build), bots=bots, limits=limits)
+    assert not outcome.ok and outcome.archive == b"", outcome.log
+    assert WorkerDisk.of(runtime).left_since(before) == []
+    return outcome

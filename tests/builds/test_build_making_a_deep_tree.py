@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.builds.conftest import WorkerDisk, package
-from workers.packages.build import MAX_DEPTH, BuildLimits, build_package
+from tests.builds.conftest import failed_build_leaving_nothing
+from workers.packages.build import MAX_DEPTH, BuildLimits
 from workers.sandbox.limits import SandboxLimits
 
 LIMITS = BuildLimits(seconds=20, memory_mb=256, processes=64, tmp_mb=64)
@@ -16,9 +16,6 @@ MAKE_DEEP_TREE = "import os\nopen('bot', 'w').close()\nfor _ in range(3000):\n  
 def test_a_build_leaving_a_3000_deep_tree_fails_with_a_clear_reason_and_leaves_nothing(
     limits: SandboxLimits, build_runtime: Path
 ) -> None:
-    before = WorkerDisk.of(build_runtime)
     build = ["python3", "-c", MAKE_DEEP_TREE]
-    outcome = build_package(package(build, {}), "bot.zip", tuple(build), bots=limits, limits=LIMITS)
-    assert not outcome.ok and outcome.archive == b""
+    outcome = failed_build_leaving_nothing(build, bots=limits, runtime=build_runtime, limits=LIMITS)
     assert outcome.log == f"the build's result cannot be used: its folders are nested more than {MAX_DEPTH} deep"
-    assert WorkerDisk.of(build_runtime).left_since(before) == []

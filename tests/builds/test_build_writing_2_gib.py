@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.builds.conftest import WorkerDisk, package
-from workers.packages.build import BuildLimits, build_package
+from tests.builds.conftest import failed_build_leaving_nothing
+from workers.packages.build import BuildLimits
 from workers.sandbox.limits import SandboxLimits
 
 # A small cap keeps the test quick; the rule is the same at the default 256 MiB.
@@ -17,10 +17,7 @@ WRITE_2_GIB = "for i in $(seq 128); do head -c 16777216 /dev/zero > big$i || exi
 def test_a_build_writing_2_gib_fails_at_its_disk_cap_and_leaves_nothing(
     limits: SandboxLimits, build_runtime: Path
 ) -> None:
-    before = WorkerDisk.of(build_runtime)
     build = ["sh", "-c", WRITE_2_GIB]
-    outcome = build_package(package(build, {}), "bot.zip", tuple(build), bots=limits, limits=LIMITS)
-    assert not outcome.ok and outcome.archive == b""
+    outcome = failed_build_leaving_nothing(build, bots=limits, runtime=build_runtime, limits=LIMITS)
     assert outcome.log.startswith("the build wrote more than 32 MiB to /bot (ARBITER_BUILD_DISK_MB):"), outcome.log
     assert "No space left on device" in outcome.log
-    assert WorkerDisk.of(build_runtime).left_since(before) == []
