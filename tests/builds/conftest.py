@@ -6,6 +6,7 @@ import io
 import json
 import subprocess
 import tempfile
+import uuid
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -15,9 +16,10 @@ import pytest
 
 from tests.referee.conftest import sandbox_runtime
 from tests.referee.support import make_limits, require_sandbox
+from tests.waiting import wait_for
 from workers.packages.build import BuildLimits, BuildOutcome, build_package
 from workers.sandbox.limits import SandboxLimits
-from workers.sandbox.trash import trash_counts, trash_running
+from workers.sandbox.trash import discard, trash_counts, trash_running
 
 FIRST_UID = 61800  # apart from the referee (61200+), kit (61700+) and slot-lock (61900+) tests
 
@@ -80,8 +82,16 @@ class WorkerDisk:
 def failed_build_leaving_nothing(
     build: list[str], *, bots: SandboxLimits, runtime: Path, limits: BuildLimits
 ) -> BuildOutcome:
-    """Run ``build`` on a package of nothing else; it must fail and leave the worker as it found it."""
+    """Run ``build`` on a package of nothing else; it must fail and leave the worker as it found it.
+
+    The trash thread is made to run first (a copy discarded and deleted), so that its survival is seen.
+    """
+    probe, bin_ = runtime / f"probe-{uuid.uuid4().hex}", runtime / "trash"
+    probe.mkdir()
+    discard(probe, bin_)
+    wait_for(lambda: not any(bin_.iterdir()), 10, "the trash thread to delete a copy")
     before = WorkerDisk.of(runtime)
+    assert before.trash_running
     outcome = build_package(package(build, {}), "bot.zip", tuple(build), bots=bots, limits=limits)
     assert not outcome.ok and outcome.archive == b"", outcome.log
     assert WorkerDisk.of(runtime).left_since(before) == []
