@@ -36,7 +36,7 @@ from workers.referee.text import clean_text
 from workers.sandbox.launcher import BotProgram
 from workers.sandbox.limits import SandboxLimits
 from workers.sandbox.process import BotProcess
-from workers.sandbox.start import InfrastructureError, start_bot
+from workers.sandbox.start import InfrastructureError, mounts_own, start_bot
 from workers.sandbox.trees import Entry, TreeError, tree_open, tree_walk
 
 BUILT_FILENAME = "built.tar.gz"
@@ -136,10 +136,11 @@ def build_package(
         except PackageError as exc:
             return BuildOutcome(False, f"the package cannot be unpacked: {exc}")
         program = BotProgram(directory=sources.directory, command=build, writable=True)
-        proc = start_bot(program, limits.sandbox(bots), limits.seconds)
+        sandbox = limits.sandbox(bots)
+        if not mounts_own(sandbox):  # its /bot would be the worker's disk, with no cap
+            raise InfrastructureError("this worker cannot cap a build's disk (it may not mount a tmpfs)")
+        proc = start_bot(program, sandbox, limits.seconds)
         try:
-            if not os.path.ismount(proc.botdir.parent):
-                raise InfrastructureError("this worker cannot cap a build's disk (it may not mount a tmpfs)")
             return _run(proc, sources.command, limits)
         finally:
             proc.kill()

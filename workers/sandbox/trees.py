@@ -9,6 +9,10 @@ relative to its parent's descriptor with ``O_NOFOLLOW`` (no path grows with the
 depth, no link is followed), and bounds on depth and entries whose breach is a
 ``TreeError`` the caller turns into the build's failure.
 
+A package's own files (a bot's copy, a build's sources) are not such a tree:
+they were unpacked from a checked archive (at most 1000 files, paths of at
+most 1020 bytes), so copying and sizing them may use ``os.walk``.
+
 Deleting (``tree_remove``) has no bound but holds one directory descriptor at a
 time and climbs back through ``..``: it is for trees nobody writes any more
 (the bot is gone), and it counts, never raises, what it could not delete.
