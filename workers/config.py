@@ -263,6 +263,11 @@ _add("ARBITER_BUILD_MEMORY_MB", "int", 1024, "Memory of all a build's processes 
 _add("ARBITER_BUILD_PROCESSES", "int", 64, "Processes and threads a build may have at once.", _G, minimum=1)
 _add("ARBITER_BUILD_TMP_MB", "int", 256, "Size of a build's writable /tmp (compilers' temporary files), in MiB.", _G,
      minimum=1)  # fmt: skip
+_add("ARBITER_BUILD_DISK_MB", "int", 256, "What a build may write to its /bot beyond its sources, in MiB: /bot is a "
+     "file system of this size (plus the sources) while the build runs, so the kernel stops a bigger write.", _G,
+     minimum=1)  # fmt: skip
+_add("ARBITER_BUILD_FILES", "int", 8192, "Files and folders a build may make in its /bot beyond its sources, enforced "
+     "by the kernel while the build runs (inodes of its file system).", _G, minimum=16)  # fmt: skip
 _add("ARBITER_BUILD_ATTEMPTS", "int", 3, "Times a build is started before a version whose workers kept dying "
      "mid-build fails.", _G, minimum=1)  # fmt: skip
 _add("ARBITER_BUILD_RESEND_S", "float", 60.0, "A version still building, unclaimed or with its worker past the build's "

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import io
-import json
 import tarfile
-import zipfile
 
 import pytest
 
-from tests.builds.conftest import FIRST_UID
+from tests.builds.conftest import FIRST_UID, package
 from tests.referee.support import SLOTS
 from workers.packages.archive import inspect_package
 from workers.packages.build import BUILT_FILENAME, BuildLimits, build_package
@@ -18,16 +16,6 @@ from workers.sandbox.slots import tasks_of_uid
 
 GCC = ["gcc", "-O2", "-o", "bot", "bot.c"]
 LIMITS = BuildLimits(seconds=20, memory_mb=256, processes=64, tmp_mb=64)
-
-
-def package(build: list[str], files: dict[str, str]) -> bytes:
-    """A zip of ``files`` with a bot.json that runs ./bot after ``build``."""
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as archive:
-        archive.writestr("bot.json", json.dumps({"command": ["./bot"], "build": build}))
-        for name, text in files.items():
-            archive.writestr(name, text)
-    return out.getvalue()
 
 
 def slot_tasks() -> int:
@@ -96,21 +84,3 @@ def test_what_a_build_makes_is_checked_like_an_upload(
     build = ["sh", "-c", script]
     outcome = build_package(package(build, {}), "bot.zip", tuple(build), bots=limits, limits=LIMITS)
     assert not outcome.ok and message in outcome.log, outcome.log
-
-
-def test_what_a_build_writes_in_its_bot_folder_is_capped_by_the_kernel(
-    limits: SandboxLimits, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Twice the package size limit beside the sources: past it, writes fail and the build with them."""
-    monkeypatch.setenv("ARBITER_MAX_UNPACKED_BYTES", str(2_000_000))
-    # 2 MiB fits (the package check then refuses it); 16 MiB (each file under the size limit) does not.
-    script = (
-        "head -c 2000000 /dev/zero > fits && for i in 1 2 3 4; do head -c 4000000 /dev/zero > big$i || exit 1; done"
-    )
-    build = ["sh", "-c", script]
-    outcome = build_package(package(build, {}), "bot.zip", tuple(build), bots=limits, limits=LIMITS)
-    assert not outcome.ok
-    assert outcome.log.startswith("the build failed (exit status 1)") and "No space left on device" in outcome.log, (
-        outcome.log
-    )
-    assert slot_tasks() == 0

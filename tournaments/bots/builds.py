@@ -10,7 +10,8 @@ archive, or FAILED with the reason.  The claim holds the build until
 mid-build loses it there, and the sweeper (``builds_resend``, run by beat)
 sends it again, up to ``ARBITER_BUILD_ATTEMPTS`` claims.  A worker without
 the runtime leaves the build and notes so in its log ("waiting for a worker
-with gcc"); the sweeper sends it again later.
+with gcc"); the sweeper sends it again later.  So does a worker that may not
+mount: it cannot cap the build's ``/bot`` (``workers.packages.build``).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from tournaments.bots.tasks import version_build
 from tournaments.dbclock import db_clock
 from workers.packages.build import BuildLimits, BuildOutcome, build_package
 from workers.sandbox.runtimes import runtime_available, runtime_of
-from workers.sandbox.start import InfrastructureError
+from workers.sandbox.start import InfrastructureError, mounts_own
 
 logger = logging.getLogger(__name__)
 
@@ -103,6 +104,11 @@ def version_build_run(*, version_id: int, worker: str) -> str:
     command = BotBuild.objects.filter(version_id=version_id).values_list("command", flat=True).first()
     if command is None:
         return "no such build"
+    if not mounts_own(settings.ARBITER_SANDBOX):
+        BotBuild.objects.filter(version_id=version_id, status=BotBuild.Status.BUILDING, worker="").update(
+            log=f"waiting for a worker that may cap a build's disk (worker {worker} may not mount)"
+        )
+        return "left for a worker that may mount"
     runtime = runtime_of(command)
     if runtime is not None and not runtime_available(runtime):
         BotBuild.objects.filter(version_id=version_id, status=BotBuild.Status.BUILDING, worker="").update(
@@ -132,7 +138,7 @@ def version_build_run(*, version_id: int, worker: str) -> str:
 def builds_waiting_for_runtimes() -> dict[str, int]:
     """Builds that a worker left for want of their program, by that program (for /healthz)."""
     left = BotBuild.objects.filter(status=BotBuild.Status.BUILDING, worker="")
-    commands = left.filter(log__startswith="waiting for a worker")
+    commands = left.filter(log__startswith="waiting for a worker with ")
     counts: dict[str, int] = {}
     for command in commands.values_list("command", flat=True):
         runtime = runtime_of(command) or "?"

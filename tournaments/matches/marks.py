@@ -3,8 +3,10 @@
 The sweeper notes each run (``sweep``) and each return after a gap
 (``sweep_resumed``); it counts the leases it ends (``expired``).  Every
 attempt the service ends and runs again is counted by cause
-(``rerun:<cause>``).  ``/healthz`` and ``/metrics`` read them: any process
-answers for the whole deployment.
+(``rerun:<cause>``).  Each worker process adds what its trash could not
+delete and its trash thread's restarts (``trash_undeleted``,
+``trash_restarts``, from ``workers.sandbox.trash``).  ``/healthz`` and
+``/metrics`` read them: any process answers for the whole deployment.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 
 from tournaments.matches.models import RecoveryMark
+from workers.sandbox.trash import trash_counts
 
 SWEEP, SWEEP_RESUMED, EXPIRED = "sweep", "sweep_resumed", "expired"
 RERUN_PREFIX = "rerun:"
@@ -69,3 +72,18 @@ def workers_unfit(*, since: datetime) -> dict[str, str]:
     """Workers whose last self-check, noted after ``since``, failed: node -> what is wrong."""
     rows = RecoveryMark.objects.filter(name__startswith=WORKER_PREFIX, count__gt=0, at__gte=since)
     return {name[len(WORKER_PREFIX) :]: detail for name, detail in rows.values_list("name", "detail")}
+
+
+TRASH_UNDELETED, TRASH_RESTARTS = "trash_undeleted", "trash_restarts"
+_TRASH_MARKS = {"undeleted": TRASH_UNDELETED, "restarts": TRASH_RESTARTS}
+_trash_noted = dict.fromkeys(_TRASH_MARKS, 0)  # this process's counts already added
+
+
+def trash_marks_note() -> None:
+    """Add to the marks what this process's trash could not delete, and its restarts, since the last note."""
+    counts = trash_counts()
+    for key, name in _TRASH_MARKS.items():
+        add = counts[key] - _trash_noted[key]
+        if add:
+            recovery_mark(name=name, add=add)
+            _trash_noted[key] = counts[key]

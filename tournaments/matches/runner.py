@@ -34,7 +34,7 @@ from tournaments.matches.life import (
     match_record_result,
 )
 from tournaments.matches.live import LivePublisher
-from tournaments.matches.marks import DATABASE, OUTSIDE_KILL, SLOT, WORKER, worker_health_note
+from tournaments.matches.marks import DATABASE, OUTSIDE_KILL, SLOT, WORKER, trash_marks_note, worker_health_note
 from tournaments.matches.selectors import match_spec
 from workers.match import MatchRecord, MatchSpec
 from workers.packages.cache import PackageCache, PackageUnavailableError
@@ -245,7 +245,7 @@ def worker_fitness(*, node: str, fresh: bool = False) -> list[str]:
 
     A pass is trusted for ``ARBITER_WORKER_CHECK_EVERY_S``; a failure is checked
     again every time, so the worker takes matches again as soon as it is fixed.
-    Each change is noted in the database for /healthz and /metrics.
+    Each change is noted in the database for /healthz and /metrics, with the trash's counts.
     """
     now = time.monotonic()
     cached = _fitness.get(node)
@@ -267,6 +267,10 @@ def worker_fitness(*, node: str, fresh: bool = False) -> list[str]:
         except (OperationalError, InterfaceError) as exc:  # the database is away: the next check notes it
             logger.warning("worker %s: could not note its self-check (%s)", node, exc)
             _reconnect()
+    try:
+        trash_marks_note()  # what this process's trash could not delete, for /metrics
+    except (OperationalError, InterfaceError):  # the database is away: the counts wait for the next check
+        _reconnect()
     _fitness[node] = (now, problems)
     return problems
 

@@ -28,6 +28,9 @@ Exported families (all prefixed ``arbiter_``):
   ``worker_lost``, ``database``, ``slot``, ``outside_kill``, ``worker`` (matches/marks.py).
 * ``worker_unfit{worker, problem}`` (gauge): 1 for each worker whose self-check failed
   in the last five minutes (it takes no matches), with what is wrong.
+* ``trash_undeleted_total`` (counter): entries of bots' copies on disk that a worker's trash
+  thread could not delete (workers/sandbox/trash.py); ``trash_restarts_total`` (counter):
+  times such a thread had died and was started again.
 
 ``ARBITER_METRICS_TOKEN``, when set, is required as ``Authorization: Bearer <token>``.
 """
@@ -48,7 +51,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Histo
 
 from tournaments.bots.models import Bot
 from tournaments.competitions.models import Tournament
-from tournaments.matches.marks import EXPIRED, recovery_marks, reruns_by_cause
+from tournaments.matches.marks import EXPIRED, TRASH_RESTARTS, TRASH_UNDELETED, recovery_marks, reruns_by_cause
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.ops.health import sweep_age_s, unfit_workers
 from tournaments.ratings.models import RatingChange
@@ -163,8 +166,17 @@ def _recovery() -> Iterator[Metric]:
         "arbiter_sweep_age_seconds", "Seconds since the lease sweeper last ran (-1: never).",
         value=-1.0 if age is None else age,
     )  # fmt: skip
-    expired, _ = recovery_marks().get(EXPIRED, (0, None))
+    marks = recovery_marks()
+    expired, _ = marks.get(EXPIRED, (0, None))
     yield CounterMetricFamily("arbiter_lease_expiries", "Attempts ended because their lease expired.", value=expired)
+    yield CounterMetricFamily(
+        "arbiter_trash_undeleted", "Entries of bots' copies on disk the workers' trash could not delete.",
+        value=marks.get(TRASH_UNDELETED, (0, None))[0],
+    )  # fmt: skip
+    yield CounterMetricFamily(
+        "arbiter_trash_restarts", "Times a worker's trash thread had died and was started again.",
+        value=marks.get(TRASH_RESTARTS, (0, None))[0],
+    )  # fmt: skip
     reruns = CounterMetricFamily(
         "arbiter_match_reruns", "Attempts the service ended and ran again, by cause.", labels=["cause"]
     )

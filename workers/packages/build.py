@@ -5,9 +5,14 @@ mounted writable at ``/bot``; the ``build`` command (for example
 ``["gcc", "-O2", "-o", "bot", "bot.c"]``) runs there under the slot's uid,
 control group (memory of all its processes together, processes) and seccomp
 filter, with a wall-time limit after which every process it started is killed.
-What is in ``/bot`` afterwards (sources and what the build made) becomes the
-version's built archive: a ``.tar.gz`` that every worker unpacks for its matches,
-checked with the same rules as an upload.
+``/bot`` is a file system of its own (the bot's view, ``workers.sandbox.view``)
+sized to the sources plus ``ARBITER_BUILD_DISK_MB`` and ``ARBITER_BUILD_FILES``,
+so the kernel refuses what goes beyond while the build runs; a worker that may
+not mount cannot cap it and builds nothing.  What is in ``/bot`` afterwards
+(sources and what the build made) becomes the version's built archive: a
+``.tar.gz`` that every worker unpacks for its matches, walked without recursion
+and within bounds (``workers.sandbox.trees``), checked with the same rules as
+an upload.
 
 A failed build is the author's: its outcome says why in plain words, with the
 last lines of the build's output.  A fault of this machine (no slot, no
@@ -26,17 +31,22 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 from workers import config
-from workers.packages.archive import PackageError, inspect_package, unpack_package
+from workers.packages.archive import MAX_FILES, PackageError, inspect_package, unpack_package
 from workers.referee.text import clean_text
 from workers.sandbox.launcher import BotProgram
 from workers.sandbox.limits import SandboxLimits
 from workers.sandbox.process import BotProcess
-from workers.sandbox.start import InfrastructureError, start_bot
+from workers.sandbox.start import InfrastructureError, mounts_own, start_bot
+from workers.sandbox.trees import Entry, TreeError, tree_open, tree_walk
 
 BUILT_FILENAME = "built.tar.gz"
 # The output kept for the author: the end of it, where compilers put the error that stopped them.
 LOG_LINES = 30
 LOG_BYTES = 64 * 1024
+# Folders of a built package may nest this deep; deeper is the build's failure, never a walk's crash.
+MAX_DEPTH = 64
+# /bot with less free than this: the kernel refused a write (each file takes whole pages).
+_FULL_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -47,6 +57,8 @@ class BuildLimits:
     memory_mb: int
     processes: int
     tmp_mb: int
+    disk_mb: int = config.SETTINGS["ARBITER_BUILD_DISK_MB"].default  # what /bot may hold beyond the sources
+    files: int = config.SETTINGS["ARBITER_BUILD_FILES"].default  # files and folders, likewise
 
     @classmethod
     def from_env(cls) -> BuildLimits:
@@ -56,6 +68,8 @@ class BuildLimits:
             memory_mb=config.read("ARBITER_BUILD_MEMORY_MB"),
             processes=config.read("ARBITER_BUILD_PROCESSES"),
             tmp_mb=config.read("ARBITER_BUILD_TMP_MB"),
+            disk_mb=config.read("ARBITER_BUILD_DISK_MB"),
+            files=config.read("ARBITER_BUILD_FILES"),
         )
 
     def sandbox(self, bots: SandboxLimits) -> SandboxLimits:
@@ -69,8 +83,9 @@ class BuildLimits:
             processes=self.processes,
             tmp_mb=self.tmp_mb,
             file_size_mb=max(bots.file_size_mb, largest_file),
-            # What it leaves must fit a package; twice that lets it work, and lets the package check say so.
-            bot_room_mb=2 * -(-package_bytes // (1 << 20)),
+            # /bot is a file system of its own this much bigger than the sources (workers.sandbox.view).
+            bot_room_mb=self.disk_mb,
+            bot_files=self.files,
             cpu_seconds=self.seconds,
             warm=0,
         )
@@ -121,7 +136,10 @@ def build_package(
         except PackageError as exc:
             return BuildOutcome(False, f"the package cannot be unpacked: {exc}")
         program = BotProgram(directory=sources.directory, command=build, writable=True)
-        proc = start_bot(program, limits.sandbox(bots), limits.seconds)
+        sandbox = limits.sandbox(bots)
+        if not mounts_own(sandbox):  # its /bot would be the worker's disk, with no cap
+            raise InfrastructureError("this worker cannot cap a build's disk (it may not mount a tmpfs)")
+        proc = start_bot(program, sandbox, limits.seconds)
         try:
             return _run(proc, sources.command, limits)
         finally:
@@ -143,6 +161,9 @@ def _run(proc: BotProcess, command: tuple[str, ...], limits: BuildLimits) -> Bui
     if not proc.gone:
         raise InfrastructureError("the build's processes could not all be stopped")
     output = _tail_text(*(bytes(t.data) for t in tails))
+    full = _disk_full(proc.botdir, limits)
+    if full:
+        return BuildOutcome(False, _with_output(full, output))
     if code is None:
         return BuildOutcome(
             False, _with_output(f"the build took longer than {limits.seconds} s and was stopped", output)
@@ -158,9 +179,19 @@ def _run(proc: BotProcess, command: tuple[str, ...], limits: BuildLimits) -> Bui
     try:
         archive = _pack(proc.botdir, command)
         inspect_package(archive, BUILT_FILENAME)
-    except PackageError as exc:
+    except (PackageError, TreeError) as exc:
         return BuildOutcome(False, _with_output(f"the build's result cannot be used: {exc}", output))
     return BuildOutcome(True, output, archive)
+
+
+def _disk_full(botdir: Path, limits: BuildLimits) -> str | None:
+    """Why the build's /bot is full (the kernel refused its last write), or None."""
+    info = os.statvfs(botdir)
+    if info.f_ffree == 0:
+        return f"the build made more than {limits.files} files and folders in /bot (ARBITER_BUILD_FILES)"
+    if info.f_bavail * info.f_frsize < _FULL_BYTES:
+        return f"the build wrote more than {limits.disk_mb} MiB to /bot (ARBITER_BUILD_DISK_MB)"
+    return None
 
 
 def _with_output(reason: str, output: str) -> str:
@@ -178,16 +209,14 @@ def _pack(top: Path, command: tuple[str, ...]) -> bytes:
     budget = [config.read("ARBITER_MAX_UNPACKED_BYTES")]
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.PAX_FORMAT) as archive:
-        for root, dirs, files in os.walk(top):
-            dirs.sort()
-            for name in sorted([*dirs, *files]):
-                _add(archive, Path(root) / name, str((Path(root) / name).relative_to(top)), budget)
+        for entry in tree_walk(top, max_depth=MAX_DEPTH, max_entries=2 * MAX_FILES):
+            _add(archive, entry, budget)
     return buffer.getvalue()
 
 
-def _add(archive: tarfile.TarFile, path: Path, name: str, budget: list[int]) -> None:
-    info = os.lstat(path)
-    entry = tarfile.TarInfo(name)
+def _add(archive: tarfile.TarFile, found: Entry, budget: list[int]) -> None:
+    info = found.info
+    entry = tarfile.TarInfo(found.path)
     entry.mtime = 0
     if stat.S_ISDIR(info.st_mode):
         entry.type, entry.mode = tarfile.DIRTYPE, 0o755
@@ -196,10 +225,11 @@ def _add(archive: tarfile.TarFile, path: Path, name: str, budget: list[int]) -> 
         budget[0] -= info.st_size
         if budget[0] < 0:
             raise PackageError("the build's files are larger than a package may be (ARBITER_MAX_UNPACKED_BYTES)")
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-        with os.fdopen(fd, "rb") as source:
+        with os.fdopen(tree_open(found), "rb") as source:
             content = source.read()
         entry.size, entry.mode = len(content), 0o755 if info.st_mode & 0o111 else 0o644
         archive.addfile(entry, io.BytesIO(content))
     else:
-        raise PackageError(f"the build made {name!r}, which is a link, device or fifo: only files and folders are kept")
+        raise PackageError(
+            f"the build made {found.path!r}, which is a link, device or fifo: only files and folders are kept"
+        )

@@ -204,7 +204,7 @@ def _make_workdir(
     if own and plan.view is not None:
         need = view.Footprint() if empty else view.footprint(Path(program.directory))
         if program.writable:  # a build: room for what it makes
-            need += view.Footprint(limits.bot_room_mb << 20, limits.tmp_inodes)
+            need += view.Footprint(limits.bot_room_mb << 20, limits.bot_files)
         view.make_view(workdir / mounts.VIEW_DIR, plan.view, need)
     if empty:
         os.mkdir(botdir, 0o755)

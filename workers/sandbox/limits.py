@@ -77,6 +77,8 @@ class SandboxLimits:
     # Not a setting: what a writable /bot (a server-side build's) may hold beyond its copy, where
     # the worker mounts each bot's view (workers.sandbox.view); a bot's /bot is read-only.
     bot_room_mb: int = 0
+    # Not a setting: files and folders such a writable /bot may hold beyond its copy.
+    bot_files: int = 0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> SandboxLimits:

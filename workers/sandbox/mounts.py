@@ -15,8 +15,8 @@ the bot's own, its view (``workers.sandbox.view``).
 
 Directories are made once per slot and kept: removing one is slow on some
 disks (milliseconds per rmdir), so a copy made on disk (by a worker that may
-not mount) is renamed into a trash directory that a background thread
-empties, off every bot's path.
+not mount) goes to the worker's trash (``workers.sandbox.trash``), emptied by
+a thread of its own, off every bot's path.
 """
 
 from __future__ import annotations
@@ -27,10 +27,9 @@ import ctypes.util
 import errno
 import logging
 import os
-import shutil
-import threading
-import uuid
 from pathlib import Path
+
+from workers.sandbox import trash
 
 log = logging.getLogger(__name__)
 
@@ -93,42 +92,7 @@ def release_slot_dir(workdir: Path, botdir: Path, keep: bool) -> None:
     """
     for name in SLOT_MOUNTS:
         unmount(workdir / name)
-    discard(botdir if keep else workdir, workdir.parent / "trash")
-
-
-_trash_lock = threading.Lock()
-_trash_wake = threading.Event()
-_trash_dirs: set[Path] = set()
-
-
-def discard(path: Path, trash: Path) -> None:
-    """Remove ``path`` soon: renamed into ``trash`` (on the same disk), deleted in the background."""
-    try:
-        with contextlib.suppress(FileExistsError):
-            os.mkdir(trash, 0o700)
-        os.rename(path, trash / f"{path.name}-{uuid.uuid4().hex[:8]}")
-    except FileNotFoundError:
-        return
-    except OSError:
-        shutil.rmtree(path, ignore_errors=True)
-        return
-    with _trash_lock:
-        if not _trash_dirs:
-            threading.Thread(target=_empty_trash, name="arbiter-trash", daemon=True).start()
-        _trash_dirs.add(trash)
-    _trash_wake.set()
-
-
-def _empty_trash() -> None:
-    while True:
-        _trash_wake.wait()
-        _trash_wake.clear()
-        with _trash_lock:
-            dirs = list(_trash_dirs)
-        for trash in dirs:
-            with contextlib.suppress(OSError):
-                for entry in os.scandir(trash):
-                    shutil.rmtree(entry.path, ignore_errors=True)
+    trash.discard(botdir if keep else workdir, workdir.parent / "trash")
 
 
 def unmount_all_under(root: Path) -> None:

@@ -36,7 +36,16 @@ from workers.sandbox.launcher import BOT_ENV, BotProgram, copy_bot
 from workers.sandbox.process import BotProcess
 from workers.sandbox.runtimes import runtimes_report
 
-__all__ = ["BOT_ENV", "BotProgram", "capabilities", "copy_bot", "report_at_start", "sandbox_available", "start_bot"]
+__all__ = [
+    "BOT_ENV",
+    "BotProgram",
+    "capabilities",
+    "copy_bot",
+    "mounts_own",
+    "report_at_start",
+    "sandbox_available",
+    "start_bot",
+]
 from workers.sandbox.cgroups import CgroupError, GroupBusyError, detect
 from workers.sandbox.limits import SandboxLimits
 from workers.sandbox.slots import (
@@ -164,9 +173,9 @@ def capabilities(limits: SandboxLimits) -> dict[str, Any]:
     if not plan.cgroups.usable:
         gaps.append(f"no control groups ({plan.cgroups.reason}): memory is limited per process and by sampling, "
                     "off-move bots are reniced, the clock sums /proc")  # fmt: skip
-    if sandboxed and not plan.own_tmpfs:
-        gaps.append("no inode cap on /tmp and /dev/shm, and the bots' mount tables show the worker's paths "
-                    "(the worker may not mount)")  # fmt: skip
+    if not plan.own_tmpfs:
+        gaps.append("no inode cap on /tmp and /dev/shm, the bots' mount tables show the worker's paths, and no "
+                    "builds are claimed here: their /bot could not be capped (the worker may not mount)")  # fmt: skip
     if sandboxed and plan.seccomp_program is None:
         gaps.append("no seccomp filter (turned off, or no syscall table for this machine)")
     return {
@@ -199,6 +208,19 @@ def report_at_start(limits: SandboxLimits) -> dict[str, Any]:
     for gap in caps["gaps"]:
         log.warning("bot sandbox runs without a protection: %s", gap)
     return caps
+
+
+def mounts_own(limits: SandboxLimits) -> bool:
+    """Whether this worker mounts each bot's /tmp, /dev/shm and view itself (so it may cap a build's /bot).
+
+    False where bots cannot be sandboxed at all, for the same reason.
+    """
+    try:
+        sandboxed = sandbox_available(limits)
+        plan = command.plan(limits, sandboxed, ensure_private_dir(limits.runtime_path()), BWRAP)
+    except (InfrastructureError, command.ToolMissingError, OSError):
+        return False
+    return plan.own_tmpfs
 
 
 def uses_cgroups(limits: SandboxLimits) -> bool:
