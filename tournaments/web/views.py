@@ -33,6 +33,7 @@ from tournaments.ratings.selectors import (
     organiser_pools,
     pool_of_game,
     pool_organiser_name,
+    pool_summaries,
     rating_error_bar,
     rating_is_provisional,
     rating_provisional_reason,
@@ -106,9 +107,10 @@ def games_index(request: HttpRequest) -> HttpResponse:
     for game in games:
         try:
             engine = get_engine(game.id)
-            pools[game.id] = list(dict.fromkeys(engine.rating_pool(o, s) for s, o in engine.configs()))
+            keys = list(dict.fromkeys(engine.rating_pool(o, s) for s, o in engine.configs()))
         except UnknownEngineError:
-            pools[game.id] = [game.id]
+            keys = [game.id]
+        pools[game.id] = list(pool_summaries(game_id=game.id, pools=keys, user=request.user).values())
     tournaments = list(tournament_list(user=request.user)[:30])
     return render(
         request,
