@@ -99,3 +99,17 @@ def finished_tournament(
         play_match(match, rng=rng)
     tournament.refresh_from_db()
     return tournament
+
+
+def head_to_head_site(*, alice: Any, bob: Any) -> dict[str, Bot]:
+    """Three gamesup bots (alice's ``mine``, bob's ``rival`` and ``other``) after a rated round robin of
+    three games per pairing: records, a matchup and Elo changes to read."""
+    bots = {
+        "mine": make_bot(owner=alice, game="gamesup", name="mine"),
+        "rival": make_bot(owner=bob, game="gamesup", name="rival"),
+        "other": make_bot(owner=bob, game="gamesup", name="other"),
+    }
+    finished_tournament(
+        owner=alice, game="gamesup", seats=2, options={"target": 13}, bots=list(bots.values()), games_per_pairing=3
+    )
+    return bots
