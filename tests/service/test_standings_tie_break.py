@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -28,6 +29,6 @@ def test_every_standing_says_which_tie_break_placed_it() -> None:
     # Six bots, one game a pairing: equal points are all but certain, and the page must say what split them.
     tournament = finished_tournament(owner=owners[0], game="gamesup", seats=2, options={"target": 13}, bots=bots)
     rows = tournament_standings(tournament=tournament, performance=False)
-    assert [r["decided_by"] for r in rows[1:]] == [_expected(r, above) for above, r in zip(rows, rows[1:])]
+    assert [r["decided_by"] for r in rows[1:]] == [_expected(r, above) for above, r in itertools.pairwise(rows)]
     assert rows[0]["decided_by"] == _expected(rows[0], rows[1])
     assert any(r["decided_by"] != "points" for r in rows), [(r["points"], r["sonneborn_berger"]) for r in rows]
