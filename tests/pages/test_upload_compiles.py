@@ -4,15 +4,13 @@ that does not, naming the file, the line and Python's message; a package's ``mai
 from __future__ import annotations
 
 import html
-import io
-import zipfile
 from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from tests.pages.support import RANDOM_BOT
+from tests.pages.support import RANDOM_BOT, zip_of
 from tournaments.accounts.services import token_create
 from tournaments.bots.models import Bot
 
@@ -22,14 +20,6 @@ BROKEN = RANDOM_BOT + b"\nif True\n    pass\n"
 BROKEN_LINE = RANDOM_BOT.count(b"\n") + 2
 
 
-def _zip(files: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
-    return buffer.getvalue()
-
-
 def test_a_python_entry_that_does_not_compile_is_refused_where_it_fails(games: None, alice: Any) -> None:
     page = Client()
     page.force_login(alice)
@@ -37,10 +27,10 @@ def test_a_python_entry_that_does_not_compile_is_refused_where_it_fails(games: N
     form = {"game": "gamesup", "name": "broken", "visibility": "public", "description": "", "notes": ""}
     cases = [
         ("broken.py", BROKEN, f"broken.py, line {BROKEN_LINE}: expected ':'"),
-        ("b.zip", _zip({"main.py": b"print(1\n"}), "main.py, line 1: '(' was never closed"),
+        ("b.zip", zip_of({"main.py": b"print(1\n"}), "main.py, line 1: '(' was never closed"),
         (
             "c.zip",
-            _zip({"bot.json": b'{"command": ["python3", "src/run.py"]}', "src/run.py": b"x = = 1\n"}),
+            zip_of({"bot.json": b'{"command": ["python3", "src/run.py"]}', "src/run.py": b"x = = 1\n"}),
             "src/run.py, line 1: invalid syntax",
         ),
     ]
@@ -53,7 +43,7 @@ def test_a_python_entry_that_does_not_compile_is_refused_where_it_fails(games: N
     assert not Bot.objects.filter(owner=alice).exists()
 
     # A package whose entry is not Python is not compiled; a good Python file is accepted.
-    other = _zip({"bot.json": b'{"command": ["sh", "run.sh"]}', "run.sh": b"exec python3 x.py\n", "x.py": b"(\n"})
+    other = zip_of({"bot.json": b'{"command": ["sh", "run.sh"]}', "run.sh": b"exec python3 x.py\n", "x.py": b"(\n"})
     assert (
         api.post("/api/bots/", {**form, "name": "shell", "package": SimpleUploadedFile("s.zip", other)}).status_code
         == 201
