@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.pages.browser import screenshot
+from tests.pages.browser import element_screenshot, screenshot
 from tests.pages.support import head_to_head_site
 from tournaments.ratings.stats import ErrorBar
 from tournaments.web.templatetags.arbiter import elo_change
@@ -65,6 +65,7 @@ def test_the_bot_page_shows_its_record_against_each_opponent(
         assert cells[6] == "; ".join(f"seat {s}: {'-'.join(map(str, wdl))}" for s, wdl in seats.items())
         assert cells[7] == "0 / 0"  # no forfeits either side
     screenshot(page, "head-to-head-bot-page")
+    element_screenshot(page.locator("#opponents"), "head-to-head-records")
 
 
 def test_the_matchup_page_equals_a_recomputation_from_the_api(
@@ -106,3 +107,4 @@ def test_the_matchup_page_equals_a_recomputation_from_the_api(
     else:
         assert page.locator("#performance").inner_text() == elo_change(None)  # a dash
     screenshot(page, "head-to-head-matchup")
+    element_screenshot(page.locator("main"), "head-to-head-matchup-main")

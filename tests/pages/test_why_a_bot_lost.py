@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.pages.browser import screenshot
+from tests.pages.browser import element_screenshot, screenshot
 from tests.pages.support import make_bot
 from tests.referee.conftest import sandbox_runtime
 from tests.referee.support import FIRST_UID, make_limits, require_sandbox
@@ -61,6 +61,7 @@ def test_the_owner_reads_the_traceback_and_a_spectator_does_not(
     stderr = owner.locator(f"#stderr-{seat.seat}").inner_text()
     assert "Traceback (most recent call last)" in stderr and "RuntimeError: the secret plan failed" in stderr
     screenshot(owner, "why-lost-owner-match")
+    element_screenshot(report, "why-lost-report")
 
     owner.goto(f"/bots/{seat.bot_version.bot_id}/")
     forfeit = owner.locator("#forfeits li").first.inner_text()

@@ -23,6 +23,8 @@ from tournaments.ratings.stats import ErrorBar
 
 # The records on a bot's page read its latest this many finished matches (the page says so).
 RECORD_MATCHES = 2000
+# The matchup page lists this many of the newest games; its totals count them all.
+MATCHUP_ROWS = 200
 OK_STATUSES = ("ok", "")
 
 
@@ -128,7 +130,8 @@ def match_rating_deltas(*, match_ids: list[int]) -> dict[tuple[int, int], float]
 
 
 def matchup(*, user: Any, bot: Bot, opponent: Bot) -> dict[str, Any]:
-    """Every finished game between two bots the user may see (newest first), their totals and the performance.
+    """The finished games between two bots the user may see (the newest MATCHUP_ROWS, and how many
+    ``more``), their totals over all of them and the performance.
 
     Each game: the match, its finish time, both sides' seat, version, rank,
     status (with its plain-words meaning) and Elo change, and the first bot's
@@ -158,7 +161,12 @@ def matchup(*, user: Any, bot: Bot, opponent: Bot) -> dict[str, Any]:
                     "sides": [_side(seat, deltas.get((match_id, seat["bot_version_id"]))) for seat in (mine, other)],
                 }
             )
-    return {"games": games, "total": total, "performance": ErrorBar.of_score(total.wins, total.draws, total.losses)}
+    return {
+        "games": games[:MATCHUP_ROWS],
+        "more": max(0, len(games) - MATCHUP_ROWS),
+        "total": total,
+        "performance": ErrorBar.of_score(total.wins, total.draws, total.losses),
+    }
 
 
 def _side(seat: dict[str, Any], delta: float | None) -> dict[str, Any]:
