@@ -35,8 +35,8 @@
   // A stack's height as a badge in the cell's top right corner, legible at both sizes.
   R.stackBadge = function (right, top, count) {
     return R.h("g", {"class": "stack-badge"},
-      R.h("circle", {cx: right - 11, cy: top + 11, r: 10, fill: "#111827", stroke: "#fff", "stroke-width": 1.5}),
-      R.h("text", {x: right - 11, y: top + 16, "text-anchor": "middle", "font-size": 14, "font-weight": "bold", fill: "#fff"},
+      R.h("circle", {cx: right - 12, cy: top + 12, r: 12, fill: "#111827", stroke: "#fff", "stroke-width": 1.5}),
+      R.h("text", {x: right - 12, y: top + 18, "text-anchor": "middle", "font-size": 17, "font-weight": "bold", fill: "#fff"},
         String(count)));
   };
   R.seatColours = ["#2563eb", "#dc2626", "#16a34a", "#ca8a04", "#9333ea", "#0891b2",
