@@ -20,12 +20,13 @@ from tournaments.matches.models import Match
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
-# Ready at once, then a Python exception on its first turn: a traceback on stderr and exit status 1.
+# Ready at once, then on its first turn some markup and a Python exception on stderr, and exit status 1.
 CRASHES = b"""import json, sys
 for line in sys.stdin:
     if json.loads(line)["type"] == "start":
         print(json.dumps({"type": "ready"}), flush=True)
     else:
+        sys.stderr.write("<b id=injected>not markup</b>\\n")
         raise RuntimeError("the secret plan failed")
 """
 
@@ -60,6 +61,7 @@ def test_the_owner_reads_the_traceback_and_a_spectator_does_not(
     assert "exited with status 1" in report.inner_text()  # the referee's own detail
     stderr = owner.locator(f"#stderr-{seat.seat}").inner_text()
     assert "Traceback (most recent call last)" in stderr and "RuntimeError: the secret plan failed" in stderr
+    assert "<b id=injected>not markup</b>" in stderr and owner.locator("#injected").count() == 0  # shown as text
     screenshot(owner, "why-lost-owner-match")
     element_screenshot(report, "why-lost-report")
 

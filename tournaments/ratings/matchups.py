@@ -99,6 +99,7 @@ def _finished_with(*, user: Any, bot_id: int) -> Any:
         .filter(status=Match.Status.FINISHED, match_seats__bot_version__bot_id=bot_id)
         .order_by("-id")
         .values_list("id", flat=True)
+        .distinct()  # two versions of one bot may share a match (a version test)
     )
 
 
