@@ -69,6 +69,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # WhiteNoise serves /static/ from gunicorn itself, right after SecurityMiddleware.
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Paths and query parameters with text PostgreSQL refuses (NUL) stop here, before any view reads them.
+    "tournaments.api.inputs.InputCheckMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -103,6 +105,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    # Not a check: every password change (page, reset, admin, changepassword) revokes the user's API tokens.
+    {"NAME": "tournaments.accounts.passwords.TokensRevokedOnChange"},
 ]
 
 # The pages' own sign-in (tournaments/web/urls.py).
@@ -227,6 +231,7 @@ ARBITER_THROTTLE_RATES = {
     "challenges": ENV["ARBITER_RATE_CHALLENGES"],
     "login_ip": ENV["ARBITER_RATE_LOGIN_IP"],
     "login_user": ENV["ARBITER_RATE_LOGIN_USER"],
+    "login_user_address": ENV["ARBITER_RATE_LOGIN_USER_ADDRESS"],
     "signup_ip": ENV["ARBITER_RATE_SIGNUP_IP"],
 }
 # Throttle counts live in the cache: with the default local-memory cache each process counts
@@ -273,6 +278,12 @@ if CELERY_BROKER_URL.startswith("redis://"):
     CELERY_BROKER_TRANSPORT = "workers.celery_app:RedisTransport"
 # Separate deployments (or test runs) can share one Redis by using their own queue.
 CELERY_TASK_DEFAULT_QUEUE = ENV["ARBITER_QUEUE"]
+# Running matches' plies for their pages (tournaments/matches/live.py): the shared cache's Redis,
+# else the broker's; embedded, small files under the var directory that web and workers share.
+ARBITER_LIVE_REDIS_URL = ENV["ARBITER_CACHE_URL"] or (
+    CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else ""
+)
+ARBITER_LIVE_DIR = VAR_DIR / "live"
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_SERIALIZER = "json"
@@ -358,6 +369,7 @@ ARBITER_PERFORMANCE_DEBOUNCE_S: float = ENV["ARBITER_PERFORMANCE_DEBOUNCE_S"]
 ARBITER_PERFORMANCE_LIVE_MAX_PLAYERS: int = ENV["ARBITER_PERFORMANCE_LIVE_MAX_PLAYERS"]
 ARBITER_POOL_FIT_EVERY_S: float = ENV["ARBITER_POOL_FIT_EVERY_S"]
 ARBITER_LEADERBOARD_CACHE_S: float = ENV["ARBITER_LEADERBOARD_CACHE_S"]
+ARBITER_LIVE_POLL_MS: int = ENV["ARBITER_LIVE_POLL_MS"]
 # Competitions (docs/organisers.md).
 ARBITER_SCHEDULE_POLL_S: float = ENV["ARBITER_SCHEDULE_POLL_S"]
 ARBITER_LADDER_POLL_S: float = ENV["ARBITER_LADDER_POLL_S"]

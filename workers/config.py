@@ -184,6 +184,8 @@ _add("ARBITER_HEARTBEAT_S", "float", 5.0, "Seconds between a worker's lease rene
 _add("ARBITER_CANCEL_CHECK_S", "float", 1.0, "Seconds between a worker's looks (one read by primary key) at whether "
      "the match it plays was cancelled; a cancelled match's bots are stopped within about this long.", _G,
      minimum=0.1)  # fmt: skip
+_add("ARBITER_LIVE_POLL_MS", "int", 1000, "Milliseconds between a running match's page asking for new moves "
+     "(each ask: one read of the match row, one of the live list).", _G, minimum=200)  # fmt: skip
 _add("ARBITER_OWNER_SHARE", "float", 0.5, "The share of the match slots one owner may hold while another owner's "
      "matches wait: an owner already running max(1, floor(share x slots)) matches is passed over, the slots being the "
      "matches running plus the one being claimed (1 or more: no limit). An owner alone in the queue takes every "
@@ -309,10 +311,14 @@ _add("ARBITER_RATE_CHALLENGES", "rate", "120/hour", "Challenge requests per user
 
 _G = "Accounts, throttles and package bounds"
 _add("ARBITER_CACHE_URL", "text", "", "Redis URL of the cache Django shares between processes (throttle counts, "
-     "leaderboard responses), e.g. redis://host:6379/1; unset: a local-memory cache per process.", _G)  # fmt: skip
+     "leaderboard responses) and with the workers (running matches' plies, for their pages), e.g. "
+     "redis://host:6379/1; unset: a local-memory cache per process, the plies in the broker's Redis.",
+     _G)  # fmt: skip
 _add("ARBITER_RATE_LOGIN_IP", "rate", "30/hour", "Logins, token requests and sign-ups from one address.", _G)
 _add("ARBITER_RATE_LOGIN_USER", "rate", "10/hour", "Logins and token requests naming one username, from anywhere.",
      _G)  # fmt: skip
+_add("ARBITER_RATE_LOGIN_USER_ADDRESS", "rate", "5/hour", "Logins and token requests one address may still make "
+     "for a username locked by ARBITER_RATE_LOGIN_USER (so a stranger cannot lock its owner out).", _G)  # fmt: skip
 _add("ARBITER_RATE_SIGNUP_IP", "rate", "10/hour", "Sign-ups from one address.", _G)
 _add("ARBITER_SIGNUP_OPEN", "bool", True, "Anyone may create an account through the API (off: only the admin).", _G)
 _add("ARBITER_TOKEN_TTL_DAYS", "int", 90, "Days an API token works after it is issued (0: until revoked).", _G,

@@ -17,7 +17,14 @@ from workers.sandbox.limits import SandboxLimits
 ROOT = Path(__file__).resolve().parents[2]
 CODE_DIRS = ("tournaments", "workers", "engines", "deploy")
 # Settings named like variables but derived, not read from the environment.
-DERIVED = {"ARBITER_SANDBOX", "ARBITER_QUEUES", "ARBITER_BEAT_QUEUE", "ARBITER_THROTTLE_RATES"}
+DERIVED = {
+    "ARBITER_SANDBOX",
+    "ARBITER_QUEUES",
+    "ARBITER_BEAT_QUEUE",
+    "ARBITER_THROTTLE_RATES",
+    "ARBITER_LIVE_REDIS_URL",  # the cache's Redis, else the broker's
+    "ARBITER_LIVE_DIR",  # under ARBITER_VAR_DIR
+}
 # A value the sandbox tests plant in the worker's environment to prove bots never see it.
 PLANTED = {"ARBITER_TEST_SECRET"}
 _OTHERS = "|".join(n for n in config.SETTINGS if not n.startswith("ARBITER_"))

@@ -2,7 +2,8 @@
 
 A Sequence match between alice's and bob's bots is claimed (it runs) and
 every viewer reads its page and its JSON download: nobody, alice, bob,
-staff.  None finds the seed, nor a replay (hands) before the end.  The admin
+staff.  None finds the seed, nor a replay (hands) before the end: only the
+live view of what spectators see.  The admin
 shows the seed to an administrator only; a signed-in user who is not staff
 is sent to its login page.  Once the match has finished, the pages show it.
 """
@@ -49,7 +50,8 @@ def test_pages_show_a_running_matchs_seed_to_nobody(games: None, alice: Any, bob
         page = client.get(f"/matches/{match.id}/").content.decode()
         assert "Running" in page and "seed secret until the end" in page
         assert seed not in page, f"the match page shows the seed to {viewer}"
-        assert 'id="replay-data"' not in page, "a replay (and its hands) before the end"
+        # The live view only (tests/service/test_live_view.py): no replay, no hand, before the end.
+        assert 'data-live="running"' in page and '"hands": {}' in page and '"hand"' not in page
         download = client.get(f"/matches/{match.id}/download/")
         assert download.status_code == 200 and json.loads(download.content)["seed"] is None
         assert seed not in download.content.decode()

@@ -33,6 +33,7 @@ from tournaments.matches.life import (
     match_record_error,
     match_record_result,
 )
+from tournaments.matches.live import LivePublisher
 from tournaments.matches.marks import DATABASE, OUTSIDE_KILL, SLOT, WORKER, worker_health_note
 from tournaments.matches.selectors import match_spec
 from workers.match import MatchRecord, MatchSpec
@@ -201,8 +202,10 @@ def _time_limit(seconds: int) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def _play(match_id: int, attempt: int, node: str, cancelled: threading.Event) -> MatchRecord | str:
+def _play(match_id: int, attempt: int, node: str, cancelled: threading.Event, live: LivePublisher) -> MatchRecord | str:
     """Play the claimed match: its record, or the status its error (or its cancel) left it in.
+
+    Every ply's public view goes to ``live`` as it is played, for the match's page.
 
     An attempt that failed because this worker is broken (its self-check fails
     now) is not counted against the match.  A match cancelled meanwhile
@@ -211,7 +214,7 @@ def _play(match_id: int, attempt: int, node: str, cancelled: threading.Event) ->
     try:
         spec = match_spec(match_id=match_id)
         with _time_limit(match_time_limit_s(seats=spec.seats, clock=spec.clock)):
-            return play_match(spec, _programs(spec), limits=settings.ARBITER_SANDBOX, stop=cancelled)
+            return play_match(spec, _programs(spec), limits=settings.ARBITER_SANDBOX, stop=cancelled, on_move=live)
     except MatchStopped:
         # Its row already says cancelled, and no write of this attempt would be taken: nothing to record.
         logger.warning("match %s attempt %s: cancelled while it ran; its bots were stopped", match_id, attempt)
@@ -289,8 +292,9 @@ def match_run_next(*, worker: str) -> str:
     # The lease is renewed until the result is in, through any wait for the database.
     beat = threading.Thread(target=_heartbeat, args=(match_id, attempt, stop, cancelled), daemon=True)
     beat.start()
+    live = LivePublisher(match_id=match_id, attempt=attempt)
     try:
-        played = _play(match_id, attempt, node, cancelled)
+        played = _play(match_id, attempt, node, cancelled, live)
         if isinstance(played, str):
             return played
         record: MatchRecord = played
@@ -300,4 +304,5 @@ def match_run_next(*, worker: str) -> str:
         )
     finally:
         stop.set()
+        live.close()
     return "finished" if recorded else "dropped"

@@ -25,6 +25,7 @@ urlpatterns = [
     path("bots/<int:bot_id>/deactivate/", bot_views.bot_deactivate_view, name="web-bot-deactivate"),
     path("matches/<int:match_id>/", views.match_page, name="web-match"),
     path("matches/<int:match_id>/download/", views.match_download, name="web-match-download"),
+    path("matches/<int:match_id>/live/", views.match_live_json, name="web-match-live"),
     path("me/bots/", bot_views.my_bots, name="web-my-bots"),
     path("me/tokens/", account_views.tokens, name="web-tokens"),
     path("me/tokens/new/", account_views.token_new, name="web-token-new"),

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 from rest_framework.utils.encoders import JSONEncoder
 
@@ -23,6 +25,7 @@ from tournaments.games.models import Game
 from tournaments.games.selectors import game_default_pool, game_list
 from tournaments.matches.api import match_body
 from tournaments.matches.forfeits import forfeit_details
+from tournaments.matches.live import match_live
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.matches.selectors import match_get, match_list
 from tournaments.ratings.matchups import match_rating_deltas
@@ -38,7 +41,7 @@ from tournaments.ratings.selectors import (
     rating_is_provisional,
     rating_provisional_reason,
 )
-from tournaments.web.replay import replay_build
+from tournaments.web.replay import ReplayData, replay_build
 
 RECENT_MATCHES = 20
 # The end of a bot's stderr shown to its owner on a match page (the API's detail has all that was kept).
@@ -212,6 +215,12 @@ def _tournament_context(tournament: Tournament, user: Any) -> dict[str, Any]:
         for n, (p, row) in enumerate(zip(crosstable["participants"], crosstable["rows"], strict=True), start=1)
     ]
     recent = match_rows(match_list(user=user, tournament_id=tournament.id)[:RECENT_MATCHES])
+    # The matches being played, each a link to its live board (none to look for once nothing runs).
+    running = (
+        match_rows(match_list(user=user, tournament_id=tournament.id, status=Match.Status.RUNNING)[:RECENT_MATCHES])
+        if progress["running"]
+        else []
+    )
     return {
         "tournament": tournament,
         "progress": progress,
@@ -224,6 +233,7 @@ def _tournament_context(tournament: Tournament, user: Any) -> dict[str, Any]:
         "cross_rows": cross_rows,
         "los_rows": _los_rows(tournament, standings),
         "recent": recent,
+        "running_matches": running,
         "refresh_ms": LIVE_REFRESH_MS,
         "public_pool": pool_is_public(tournament.rating_pool),
     }
@@ -256,13 +266,36 @@ def _visible_seats(match: Match, seats: list[MatchSeat], user: Any) -> set[int]:
     return {s.seat for s in seats if s.bot_version.bot.owner_id == user.id}
 
 
+def _live_replay(request: HttpRequest, match: Match) -> dict[str, Any]:
+    """A running match's plies so far, in the replay viewer's shape, with where to ask for the next ones.
+
+    Only what spectators see, whoever asks: no hand and no seed while the match runs.
+    """
+    body = match_live(user=request.user, match_id=match.id) or {"plies": [], "attempt": match.attempt}
+    live = {
+        "url": reverse("web-match-live", args=[match.id]),
+        "attempt": body["attempt"],
+        "every_ms": settings.ARBITER_LIVE_POLL_MS,
+    }
+    replay = ReplayData(game=match.game_id, seats=match.seats, plies=body["plies"]).to_json()
+    replay["live"] = live
+    return replay
+
+
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
-    """The match's players and result, and a replay viewer stepping through every ply."""
+    """The match's players and result, and a replay viewer stepping through every ply.
+
+    While the match runs the viewer shows the plies played so far and asks for new ones
+    (``match_live_json``); when it ends the page loads again with the whole replay.
+    """
     match = _or_404(match_get(user=request.user, match_id=match_id))
     seats = list(match.match_seats.all())
     replay = None
-    if match.status == Match.Status.FINISHED or match.moves:
+    if match.status == Match.Status.RUNNING:
+        replay = _live_replay(request, match)
+    elif match.status == Match.Status.FINISHED or match.moves:
         replay = replay_build(match=match, visible_seats=_visible_seats(match, seats, request.user)).to_json()
+    if replay is not None:
         replay["players"] = [
             {"seat": s.seat, "team": s.team, "name": f"{s.bot_version.bot.name} v{s.bot_version.number}"} for s in seats
         ]
@@ -288,6 +321,18 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
             "renderer": f"replay/{match.game_id}.js" if match.game_id in RENDERERS else None,
         },
     )
+
+
+def match_live_json(request: HttpRequest, match_id: int) -> JsonResponse:
+    """The plies of a running match from ``?since=N`` on, as spectators see them, and its status."""
+    try:
+        since = max(int(request.GET.get("since", "0")), 0)
+    except ValueError:
+        since = 0
+    body = _or_404(match_live(user=request.user, match_id=match_id, since=since))
+    response = JsonResponse(body)
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 def match_download(request: HttpRequest, match_id: int) -> JsonResponse:

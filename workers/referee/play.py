@@ -21,7 +21,7 @@ import logging
 import os
 import threading
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +37,9 @@ from workers.sandbox.start import BotProgram, start_bot, uses_cgroups
 log = logging.getLogger(__name__)
 
 PROTOCOL_VERSION = 1
+
+# Told of the start position (no move yet) and of every move once the engine applied it.
+MoveListener = Callable[[engines.State, MoveRecord | None], None]
 
 
 def forfeit_ranks(teams: list[list[int]], seats: int, failed: set[int]) -> list[int]:
@@ -74,14 +77,31 @@ def _start_messages(spec: MatchSpec, options: dict[str, Any], teams: list[list[i
     ]
 
 
+def _tell(listener: MoveListener | None, state: engines.State, move: MoveRecord | None) -> None:
+    """Tell ``listener`` of a position; its failure is never the match's (spectators only miss a move)."""
+    if listener is None:
+        return
+    try:
+        listener(state, move)
+    except Exception:
+        log.exception("the move listener failed; the match goes on")
+
+
 def _play_turns(
-    ref: Conversation, state: engines.State, clock: Clock, limits: SandboxLimits, moves: list[MoveRecord]
+    ref: Conversation,
+    state: engines.State,
+    clock: Clock,
+    limits: SandboxLimits,
+    moves: list[MoveRecord],
+    on_move: MoveListener | None = None,
 ) -> None:
     """Ask whoever is on move until the game ends; raises SeatFault at the first fault.
 
     Each seat's game budget is CPU time; its real-time allowance for the game is the
-    wall-clock backstop of that budget (``SandboxLimits.wall_limit_ms``).
+    wall-clock backstop of that budget (``SandboxLimits.wall_limit_ms``).  ``on_move``
+    hears of the start position and of each move, between turns: no bot is charged for it.
     """
+    _tell(on_move, state, None)
     game_left = [clock.game_ms] * len(ref.conns)
     wall_left = [limits.wall_limit_ms(clock.game_ms)] * len(ref.conns)
     while not state.is_terminal():
@@ -108,6 +128,7 @@ def _play_turns(
         except engines.IllegalMoveError:
             raise SeatFault(seat, SeatStatus.ILLEGAL_MOVE, f"{move[:80]!r} is not a legal move") from None
         moves.append(MoveRecord(seat=seat, move=move, ms=ms))
+        _tell(on_move, state, moves[-1])
 
 
 def _lease(limits: SandboxLimits) -> CpuLease | None:
@@ -162,6 +183,7 @@ def _converse(
     state: engines.State,
     records: list[SeatRecord],
     moves: list[MoveRecord],
+    on_move: MoveListener | None,
 ) -> _Outcome:
     """Start-up, the turns, the end message: the whole conversation with the started bots."""
     faults = ref.startup(_start_messages(spec, options, teams))
@@ -169,7 +191,7 @@ def _converse(
         records[s].name, records[s].version = name, version
     if not faults:
         try:
-            _play_turns(ref, state, spec.clock, ref.limits, moves)
+            _play_turns(ref, state, spec.clock, ref.limits, moves, on_move)
         except SeatFault as fault:
             faults = [fault]
     for f in faults:
@@ -188,6 +210,7 @@ def play_match(
     *,
     limits: SandboxLimits | None = None,
     stop: threading.Event | None = None,
+    on_move: MoveListener | None = None,
 ) -> MatchRecord:
     """Play one match and return its record.
 
@@ -196,6 +219,7 @@ def play_match(
     a bot killed from outside its sandbox raises ExternalKillError (one of them).
     Invalid options, seat counts or bot counts raise ValueError before anything starts.
     Once ``stop`` is set (the match was cancelled) every bot is killed and MatchStopped raised.
+    ``on_move`` is told of the start position and of every move as it is played (the live view).
     """
     engine = engines.get_engine(spec.engine_id)
     options = engine.validate_options(spec.options, spec.seats)
@@ -223,7 +247,7 @@ def play_match(
             log.warning("match %s runs its bots WITHOUT a sandbox (ARBITER_ALLOW_UNSANDBOXED)", match_id)
         conns = [BotPipes(seat=s, proc=p) for s, p in enumerate(procs)]
         ref = Conversation(conns, spec.clock, limits, cpu_limit, stop=stop)
-        outcome = _converse(ref, spec, options, teams, state, records, moves)
+        outcome = _converse(ref, spec, options, teams, state, records, moves, on_move)
     finally:
         _end_all(procs, ref, lease)
     for rec, c in zip(records, ref.conns, strict=True):

@@ -2,7 +2,10 @@
  * (json_script "replay-data") and asks the game's renderer (replay/<game>.js) to draw
  * each one as SVG.  Buttons, the slider, the move list and the arrow keys all step.
  * Every board cell carries data-cell (its name) and data-content (what stands there),
- * so what is drawn can be checked against the engine. */
+ * so what is drawn can be checked against the engine.
+ * A running match's section carries data-live-url: the viewer then asks for the plies
+ * played since (every data-live-every ms), follows the game while it is shown at its newest
+ * ply, and loads the page again, at the end, once the match is over. */
 (function () {
   "use strict";
   var SVG_NS = "http://www.w3.org/2000/svg";
@@ -66,11 +69,13 @@
     (data.players || []).forEach(function (p) { names[p.seat] = p.name; });
     function seatName(seat) { return seat === null || seat === undefined ? "" : "seat " + seat + (names[seat] ? " (" + names[seat] + ")" : ""); }
 
-    slider.max = String(last);
+    var live = root.dataset.liveUrl ? {url: root.dataset.liveUrl, attempt: root.dataset.liveAttempt,
+                                        every: Number(root.dataset.liveEvery) || 1000} : null;
+    slider.max = String(Math.max(last, 0));
 
     // The move list: one item per move (ply 1..last), clickable.
-    plies.forEach(function (p, i) {
-      if (i === 0) return;
+    function addMove(i) {
+      var p = plies[i];
       var li = document.createElement("li");
       li.dataset.ply = String(i);
       li.className = "seat-" + p.seat;
@@ -84,7 +89,8 @@
       li.appendChild(meta);
       li.addEventListener("click", function () { go(i); });
       list.appendChild(li);
-    });
+    }
+    plies.forEach(function (p, i) { if (i > 0) addMove(i); });
 
     // Hands (hidden information): only the seats the server embedded, off until asked for.
     Object.keys(data.hands || {}).forEach(function (seat) {
@@ -170,7 +176,7 @@
       else text = "Ply " + current + ": " + seatName(p.seat) + " played " + p.move +
         (p.ms !== null && p.ms !== undefined ? " in " + p.ms + " ms" : "") + ".";
       if (current === last && data.result) text += " Game over: " + data.result + ".";
-      if (obs.to_move !== null && obs.to_move !== undefined && current !== last) text += " To move: " + seatName(obs.to_move) + ".";
+      if (obs.to_move !== null && obs.to_move !== undefined && (current !== last || live)) text += " To move: " + seatName(obs.to_move) + ".";
       info.textContent = text;
       Array.prototype.forEach.call(list.children, function (li) {
         var on = Number(li.dataset.ply) === current;
@@ -182,13 +188,46 @@
     }
 
     function plyFromHash() {
-      var m = /ply=(\d+)/.exec(window.location.hash);
-      return m ? Number(m[1]) : null;
+      var m = /ply=(\d+|last)/.exec(window.location.hash);
+      if (!m) return null;
+      return m[1] === "last" ? last : Number(m[1]);
     }
 
     function go(i) {
+      if (last < 0) { info.textContent = "The bots are starting: the board comes with the first position."; return; }
       current = Math.max(0, Math.min(last, i));
       draw();
+    }
+
+    // A running match: new plies are added as they come; at the newest ply the board follows them.
+    function extend(more) {
+      if (!more.length) return;
+      var following = current >= last;
+      var fresh = last < 0;
+      more.forEach(function (p) {
+        plies.push(p);
+        if (plies.length > 1) addMove(plies.length - 1);
+      });
+      last = plies.length - 1;
+      slider.max = String(last);
+      if (fresh) drawLegend(observation(0));
+      if (following) go(last);
+      else label.textContent = "ply " + current + " / " + last;
+    }
+    function poll() {
+      fetch(live.url + "?since=" + plies.length, {headers: {"Accept": "application/json"}, cache: "no-store",
+                                                  credentials: "same-origin"})
+        .then(function (r) { if (!r.ok) throw new Error(live.url + ": " + r.status); return r.json(); })
+        .then(function (body) {
+          if (body.status === "running" && String(body.attempt) === live.attempt) { extend(body.plies); return true; }
+          // Over (or played again): the page itself has the replay now, shown at its end.
+          root.dataset.live = "ended";
+          if (window.history && window.history.replaceState) window.history.replaceState(null, "", "#ply=last");
+          window.location.reload();
+          return false;
+        })
+        .catch(function () { return true; /* keep the board; ask again */ })
+        .then(function (again) { if (again) setTimeout(poll, live.every); });
     }
     function stop() { if (timer) { clearInterval(timer); timer = null; } }
     function play() {
@@ -234,9 +273,10 @@
       else handled = false;
       if (handled) e.preventDefault();
     });
-    drawLegend(observation(0));
+    if (last >= 0) drawLegend(observation(0));
     var linked = plyFromHash();
-    go(linked === null ? 0 : linked);
+    go(linked === null ? (live ? last : 0) : linked);
+    if (live) setTimeout(poll, live.every);
   }
 
   R.start = start;

@@ -1,0 +1,165 @@
+"""Running matches as spectators see them: every ply's public view, from the worker to the match page.
+
+The worker's runner hands a ``LivePublisher`` to the referee, which calls it
+with the start position and after every move.  It keeps the ply's public
+observation (``public_observation()``, what the replay shows a spectator:
+never a hand, never the seed) with the move, its seat and its time, in one
+list per match:
+
+- a Redis list ``arbiter:live:<database>:<match>:<attempt>`` when a Redis is
+  configured (``ARBITER_CACHE_URL``, else the broker's ``REDIS_URL``): one
+  pipelined RPUSH + EXPIRE per ply;
+- embedded, a JSON-lines file ``<ARBITER_VAR_DIR>/live/<match>-<attempt>.jsonl``:
+  one appended line per ply.
+
+Neither touches the database.  The match page polls ``match_live``: one read
+of the match row (may this user see it, is it still running, which attempt)
+and one read of that attempt's list from the ply it has.  The list goes when
+the result is recorded; one left by a killed worker expires after
+``LIVE_TTL_S``.  A failure here never harms the match: the publisher stops
+and spectators see the replay at the end.  docs/web.md gives the figures.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import time
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import redis
+from django.conf import settings
+from django.db import connection
+
+import engines
+from tournaments.matches.models import Match
+from tournaments.matches.selectors import matches_visible
+from workers.match import MoveRecord
+
+logger = logging.getLogger(__name__)
+
+# A match's list is kept this long after its last ply (a worker killed mid-match leaves it behind).
+LIVE_TTL_S = 3600
+# Plies published per match at most: beyond them spectators wait for the replay (a bound on memory).
+LIVE_MAX_PLIES = 2000
+# A live view is a convenience: a Redis that does not answer in this long is given up for the match.
+REDIS_TIMEOUT_S = 0.5
+
+
+# One list per attempt: a worker that lost its lease never touches the list of the attempt after it.
+def _key(match_id: int, attempt: int) -> str:
+    # The database's name keeps two deployments sharing one Redis apart.
+    return f"arbiter:live:{connection.settings_dict['NAME']}:{match_id}:{attempt}"
+
+
+def _file(match_id: int, attempt: int) -> Path:
+    return Path(settings.ARBITER_LIVE_DIR) / f"{match_id}-{attempt}.jsonl"
+
+
+@cache
+def _client(url: str) -> redis.Redis:
+    """One client (and its connection pool) per process and URL."""
+    return redis.Redis.from_url(url, socket_timeout=REDIS_TIMEOUT_S, socket_connect_timeout=REDIS_TIMEOUT_S)
+
+
+def _trim_files(directory: Path) -> None:
+    """Remove the lists of matches no worker has written to for ``LIVE_TTL_S`` (killed workers' leftovers)."""
+    cutoff = time.time() - LIVE_TTL_S  # a file's age, on this host's clock like the file's own stamp
+    with contextlib.suppress(FileNotFoundError):
+        for path in directory.iterdir():
+            with contextlib.suppress(FileNotFoundError):
+                if path.stat().st_mtime < cutoff:
+                    path.unlink()
+
+
+class LivePublisher:
+    """Publishes one attempt of one match, ply by ply (``workers.referee.play.MoveListener``)."""
+
+    def __init__(self, *, match_id: int, attempt: int) -> None:
+        self.match_id = match_id
+        self.attempt = attempt
+        self.url: str = settings.ARBITER_LIVE_REDIS_URL
+        self.key = _key(match_id, attempt)
+        self.path = _file(match_id, attempt)
+        self.plies = 0
+        self.broken = False
+
+    def __call__(self, state: engines.State, move: MoveRecord | None) -> None:
+        """Add the position after ``move`` (``None``: the start) to the match's list."""
+        if self.broken or self.plies >= LIVE_MAX_PLIES:
+            return
+        entry = {
+            "seat": None if move is None else move.seat,
+            "move": None if move is None else move.move,
+            "ms": None if move is None else move.ms,
+            "obs": state.public_observation(),
+        }
+        line = json.dumps(entry, separators=(",", ":"))
+        try:
+            self._write(line, first=move is None)
+        except (OSError, redis.RedisError) as exc:
+            self.broken = True
+            logger.warning("match %s: its live view stops (%s)", self.match_id, exc)
+            return
+        self.plies += 1
+
+    def _write(self, line: str, *, first: bool) -> None:
+        if self.url:
+            pipe = _client(self.url).pipeline(transaction=True)
+            if first:  # a list left under this name (a database restored from a backup) is not this game's
+                pipe.delete(self.key)
+            pipe.rpush(self.key, line)
+            pipe.expire(self.key, LIVE_TTL_S)
+            pipe.execute()
+            return
+        if first:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            _trim_files(self.path.parent)
+        with self.path.open("w" if first else "a", encoding="utf-8") as out:
+            out.write(line + "\n")
+
+    def close(self) -> None:
+        """Drop the list: the match is recorded (or given up), and its page shows the record."""
+        try:
+            if self.url:
+                _client(self.url).delete(self.key)
+            else:
+                self.path.unlink(missing_ok=True)
+        except (OSError, redis.RedisError) as exc:
+            logger.warning("match %s: its live view was not removed (%s); it expires", self.match_id, exc)
+
+
+def _entries(match_id: int, attempt: int, since: int) -> list[dict[str, Any]]:
+    """The published plies from number ``since`` on (without a line still being written)."""
+    url: str = settings.ARBITER_LIVE_REDIS_URL
+    if url:
+        raw = _client(url).lrange(_key(match_id, attempt), since, -1)
+        return [json.loads(item) for item in raw]
+    try:
+        text = _file(match_id, attempt).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    lines = text.split("\n")[:-1]  # the last piece has no newline yet: not whole
+    return [json.loads(line) for line in lines[since:]]
+
+
+def match_live(*, user: Any, match_id: int, since: int = 0) -> dict[str, Any] | None:
+    """A running match's plies from ``since`` on, as spectators see them; None if the user may not see it.
+
+    ``{"status", "attempt", "plies": [{"seat", "move", "ms", "obs"}...]}``; ``plies`` is
+    empty once the match is no longer running (the page then shows its replay).
+    """
+    row = matches_visible(user=user).filter(id=match_id).values("status", "attempt").first()
+    if row is None:
+        return None
+    body: dict[str, Any] = {"status": row["status"], "attempt": row["attempt"], "plies": []}
+    if row["status"] != Match.Status.RUNNING:
+        return body
+    try:
+        body["plies"] = _entries(match_id, row["attempt"], max(since, 0))
+    except (OSError, ValueError, redis.RedisError) as exc:
+        logger.warning("match %s: its live view cannot be read (%s)", match_id, exc)
+    return body
