@@ -64,6 +64,14 @@ def screenshot(page: Any, name: str) -> Path:
     return path
 
 
+def element_screenshot(locator: Any, name: str) -> Path:
+    """Save a screenshot of one element under test-artifacts/pages/ (small enough for docs/images/)."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    locator.screenshot(path=str(path))
+    return path
+
+
 def _squares(files: str, ranks: int) -> list[str]:
     return [f"{f}{r}" for r in range(1, ranks + 1) for f in files]
 

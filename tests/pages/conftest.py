@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.test import Client
 
 from tests.pages.browser import chromium
 from tournaments.games.services import game_sync
@@ -50,3 +51,24 @@ def page(browser: Any, live_server: Any) -> Iterator[Any]:
     yield page
     context.close()
     assert not errors, f"JavaScript errors: {errors}"
+
+
+@pytest.fixture
+def context_of(browser: Any, live_server: Any) -> Iterator[Callable[..., Any]]:
+    """Browser contexts on the live server: ``context_of(user)`` signed in as ``user`` (its session
+    cookie), ``context_of(None)`` anonymous; 1280x800 unless a size is given.  Closed after the test."""
+    contexts: list[Any] = []
+
+    def make(user: Any, width: int = 1280, height: int = 800) -> Any:
+        context = browser.new_context(viewport={"width": width, "height": height}, base_url=live_server.url)
+        if user is not None:
+            client = Client()
+            client.force_login(user)
+            cookie = client.cookies["sessionid"].value
+            context.add_cookies([{"name": "sessionid", "value": cookie, "url": live_server.url}])
+        contexts.append(context)
+        return context
+
+    yield make
+    for context in contexts:
+        context.close()

@@ -9,7 +9,9 @@ minus the bot processes.
 
 from __future__ import annotations
 
+import io
 import random
+import zipfile
 from typing import Any
 
 from engines import get_engine
@@ -32,6 +34,15 @@ SHORT_GAMES: list[tuple[str, int, dict[str, Any]]] = [
     ("sequence", 4, {"teams": 2, "max_plies": 40}),
     ("hexstacks", 2, {"size": 3, "max_plies": 50}),
 ]
+
+
+def zip_of(files: dict[str, bytes]) -> bytes:
+    """A zip archive holding these files (path: content)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
 
 
 def make_bot(*, owner: Any, game: str, name: str, visibility: str = "public") -> Bot:
@@ -99,3 +110,17 @@ def finished_tournament(
         play_match(match, rng=rng)
     tournament.refresh_from_db()
     return tournament
+
+
+def head_to_head_site(*, alice: Any, bob: Any) -> dict[str, Bot]:
+    """Three gamesup bots (alice's ``mine``, bob's ``rival`` and ``other``) after a rated round robin of
+    three games per pairing: records, a matchup and Elo changes to read."""
+    bots = {
+        "mine": make_bot(owner=alice, game="gamesup", name="mine"),
+        "rival": make_bot(owner=bob, game="gamesup", name="rival"),
+        "other": make_bot(owner=bob, game="gamesup", name="other"),
+    }
+    finished_tournament(
+        owner=alice, game="gamesup", seats=2, options={"target": 13}, bots=list(bots.values()), games_per_pairing=3
+    )
+    return bots

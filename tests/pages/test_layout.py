@@ -1,17 +1,16 @@
-"""Every main page at 1280x800 and at a phone's 390x844: never wider than the window, and no serious or
-critical accessibility violation as axe-core (from npm, tests/pages/node) finds them.
+"""Every main page at 1280x800 and at a phone's 390x844: never wider than the window, no element wider
+than it (a wide table scrolls inside its own frame), a header no taller than 64 px on a phone, and no
+serious or critical accessibility violation as axe-core (from npm, tests/pages/node) finds them.
 
 Screenshots of each page at both sizes go to test-artifacts/pages/.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from django.test import Client
 
 from tests.ci import need
 from tests.pages.browser import screenshot
@@ -23,6 +22,22 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
 AXE = Path(__file__).resolve().parent / "node" / "node_modules" / "axe-core" / "axe.min.js"
 WIDTHS = "() => ({scroll: document.documentElement.scrollWidth, window: window.innerWidth})"
+NAV_MAX_PX = 64
+# Elements reaching past the window's edges, except inside a frame that scrolls or clips them.
+OVERFLOWING = """() => {
+  const width = window.innerWidth, found = [];
+  for (const el of document.body.querySelectorAll('*')) {
+    const r = el.getBoundingClientRect();
+    if ((r.width === 0 && r.height === 0) || (r.left >= -0.5 && r.right <= width + 0.5)) continue;
+    let framed = false;
+    for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+      if (['auto', 'scroll', 'hidden'].includes(getComputedStyle(a).overflowX)) { framed = true; break; }
+    }
+    if (!framed) found.push(el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + ' ' + Math.round(r.right));
+  }
+  return found.slice(0, 8);
+}"""
+HEADER_HEIGHT = "() => document.querySelector('header.site').getBoundingClientRect().height"
 # All of axe's default rules (WCAG 2 A/AA and best practices); what it rates serious or critical fails the test.
 RUN_AXE = """async () => {
   const result = await axe.run(document);
@@ -52,22 +67,20 @@ def site(games: None, alice: Any, bob: Any) -> dict[str, str]:
         pages[f"tournament-{game}"] = f"/tournaments/{tournament.id}/"
         pages[f"bot-{game}"] = f"/bots/{bots[0].id}/"
         pages[f"match-{game}"] = f"/matches/{match.id}/"
+        pages[f"matchup-{game}"] = f"/bots/{bots[0].id}/against/{bots[1].id}/"
     return pages
 
 
 @pytest.fixture
-def signed_in_context(browser: Any, live_server: Any, alice: Any) -> Iterator[Any]:
-    """A browser context signed in as alice (her session cookie), resized per test."""
-    client = Client()
-    client.force_login(alice)
-    context = browser.new_context(base_url=live_server.url)
-    context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
-    yield context
-    context.close()
+def signed_in_context(context_of: Any, alice: Any) -> Any:
+    """A browser context signed in as alice, resized per test."""
+    return context_of(alice)
 
 
 @pytest.mark.parametrize("size", list(SIZES))
-def test_no_page_is_wider_than_the_window(signed_in_context: Any, site: dict[str, str], size: str) -> None:
+def test_no_page_or_element_is_wider_than_the_window_and_the_phone_header_is_one_row(
+    signed_in_context: Any, site: dict[str, str], size: str
+) -> None:
     width, height = SIZES[size]
     page = signed_in_context.new_page()
     page.set_viewport_size({"width": width, "height": height})
@@ -82,6 +95,10 @@ def test_no_page_is_wider_than_the_window(signed_in_context: Any, site: dict[str
         measured = page.evaluate(WIDTHS)
         if measured["scroll"] > measured["window"]:
             too_wide[name] = measured
+        if overflowing := page.evaluate(OVERFLOWING):
+            too_wide[f"{name} elements"] = overflowing
+        if size == "phone" and (header := page.evaluate(HEADER_HEIGHT)) > NAV_MAX_PX:
+            too_wide[f"{name} header height"] = header
         screenshot(page, f"layout-{name}-{size}")
     assert not too_wide, too_wide
 

@@ -12,6 +12,7 @@ from django.db import IntegrityError, transaction
 
 from tournaments.bots.builds import build_request
 from tournaments.bots.models import Bot, BotVersion, BotVersionRetirement
+from tournaments.bots.uploads import python_entry_check
 from tournaments.errors import ConflictError, ForbiddenError, ServiceError
 from tournaments.games.models import Game
 from workers.packages.archive import PackageError, inspect_package
@@ -31,9 +32,11 @@ def _package_inspect(*, data: bytes, filename: str) -> Any:
             fields={"package": [f"larger than {limit} bytes"]},
         )
     try:
-        return inspect_package(data, filename)
+        info = inspect_package(data, filename)
     except PackageError as exc:
         raise ServiceError(f"Invalid package: {exc}", code="invalid_package", fields={"package": [str(exc)]}) from exc
+    python_entry_check(data=data, filename=filename)
+    return info
 
 
 def _game_get(*, game_id: str) -> Game:

@@ -1,4 +1,4 @@
-"""Reading an uploaded package with its size limit enforced while the request is read.
+"""Reading an uploaded package: its size limit enforced while the request is read, its Python entry compiled.
 
 Django's own handlers write a large upload to a temporary file in full before the
 view sees its size.  ``PackageLimitHandler`` goes first: it refuses a request whose
@@ -9,6 +9,7 @@ stops at the limit too.
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
 from typing import Any
 
 from django.conf import settings
@@ -16,6 +17,7 @@ from django.core.files.uploadhandler import FileUploadHandler
 from rest_framework.parsers import MultiPartParser
 
 from tournaments.errors import ServiceError
+from workers.packages.archive import SINGLE_FILE_NAME, python_entry
 
 # Room for the form's other fields and the multipart boundaries around the file.
 FORM_OVERHEAD = 64 * 1024
@@ -64,3 +66,31 @@ class PackageMultiPartParser(MultiPartParser):
             handlers = [h for h in django_request.upload_handlers if not isinstance(h, PackageLimitHandler)]
             django_request.upload_handlers = [PackageLimitHandler(django_request), *handlers]
         return super().parse(stream, media_type, parser_context)
+
+
+def python_entry_check(*, data: bytes, filename: str) -> None:
+    """Refuse a package whose Python entry file does not compile, saying where (file, line, message).
+
+    The file is compiled, never run, by the server's Python; only the entry file is
+    checked (modules it imports are not).  Call it on a package that passed inspection.
+    """
+    entry = python_entry(data, filename)
+    if entry is None:
+        return
+    path, source = entry
+    if path == SINGLE_FILE_NAME and filename.endswith(".py"):
+        path = PurePosixPath(filename.replace("\\", "/")).name  # the author's own name for a single file
+    try:
+        compile(source, path, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        where = f"{path}, line {exc.lineno}" if exc.lineno else path
+        message = f"{where}: {exc.msg}"
+        raise ServiceError(
+            f"The bot does not compile: {message}.", code="invalid_package", fields={"package": [message]}
+        ) from None
+    except (ValueError, RecursionError, MemoryError) as exc:
+        # A null byte (ValueError) or nesting too deep for the compiler.
+        message = f"{path}: {exc or type(exc).__name__}"
+        raise ServiceError(
+            f"The bot does not compile: {message}.", code="invalid_package", fields={"package": [message]}
+        ) from None

@@ -7,6 +7,7 @@ from typing import Any
 from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 
 from tournaments.bots.selectors import bots_private_to_others
+from tournaments.matches.forfeits import forfeit_details, forfeit_explained
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.matches.seeds import seed_shown
 from workers.match import BotRef, MatchSpec
@@ -83,6 +84,35 @@ def match_get(*, user: Any, match_id: int) -> Match | None:
         .filter(id=match_id)
         .first()
     )
+
+
+def bot_forfeits(*, user: Any, bot_id: int, limit: int = 10) -> list[dict[str, Any]]:
+    """The bot's latest forfeits in matches the user may see: match, seat, version, status, detail, meaning."""
+    seats = (
+        MatchSeat.objects.filter(
+            bot_version__bot_id=bot_id,
+            match__in=matches_visible(user=user).filter(status=Match.Status.FINISHED),
+        )
+        .exclude(status__in=("ok", ""))
+        .select_related("match", "bot_version")
+        .only("seat", "status", "bot_version__number", "match__result_reason", "match__finished_at")
+        .order_by("-match_id")[:limit]
+    )
+    rows = []
+    for seat in seats:
+        forfeit = forfeit_details(seat.match.result_reason).get(seat.seat)
+        rows.append(
+            {
+                "match": seat.match_id,
+                "finished_at": seat.match.finished_at,
+                "seat": seat.seat,
+                "version": seat.bot_version.number,
+                "status": seat.status,
+                "detail": forfeit.detail if forfeit else "",
+                "explained": forfeit_explained(seat.status),
+            }
+        )
+    return rows
 
 
 def match_spec(*, match_id: int) -> MatchSpec:

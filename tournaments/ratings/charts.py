@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
@@ -12,8 +13,8 @@ from django.utils.safestring import SafeString, mark_safe
 from tournaments.ratings.models import RatingChange
 
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
-WIDTH, HEIGHT = 640, 220
-LEFT, RIGHT, TOP, BOTTOM = 48, 12, 12, 28
+WIDTH, HEIGHT = 640, 240
+LEFT, RIGHT, TOP, BOTTOM = 56, 12, 16, 46
 # Presentation attributes inline, so the chart looks the same on the pages and in the admin.
 AXIS = 'font-size="11" fill="#6b7280" font-family="sans-serif"'
 
@@ -24,6 +25,7 @@ class Point:
     elo: float
     version: int
     match_id: int | None
+    at: datetime | None = None  # when the change was made (a version's start: its first change's)
 
 
 def rating_series(changes: Iterable[RatingChange]) -> dict[str, list[Point]]:
@@ -33,8 +35,8 @@ def rating_series(changes: Iterable[RatingChange]) -> dict[str, list[Point]]:
         points = by_pool[change.rating.pool]
         version = change.rating.bot_version.number
         if not points or points[-1].version != version:
-            points.append(Point(len(points), change.before, version, None))
-        points.append(Point(len(points), change.after, version, change.match_id))
+            points.append(Point(len(points), change.before, version, None, change.created))
+        points.append(Point(len(points), change.after, version, change.match_id, change.created))
     return dict(by_pool)
 
 
@@ -83,11 +85,8 @@ def rating_chart_svg(points: list[Point], *, title: str = "") -> SafeString:
                 f"<title>{'match ' + str(p.match_id) if p.match_id else 'start'}: {p.elo:.1f}</title></circle>"
                 for p in pts
             )
-    rated = sum(1 for p in points if p.match_id is not None)
-    parts.append(
-        f'<line x1="{LEFT}" y1="{HEIGHT - BOTTOM}" x2="{WIDTH - RIGHT}" y2="{HEIGHT - BOTTOM}" stroke="#9ca3af"/>'
-        f'<text x="{LEFT}" y="{HEIGHT - 8}" {AXIS}>rated games: {rated}</text>'
-    )
+    parts.extend(_version_marks(versions, x))
+    parts.extend(_axes(points, x))
     return format_html(
         '<svg class="rating-chart" viewBox="0 0 {} {}" width="{}" height="{}" role="img" data-points="{}" '
         'aria-label="{}"><title>{}</title>{}</svg>',
@@ -100,6 +99,40 @@ def rating_chart_svg(points: list[Point], *, title: str = "") -> SafeString:
         title,
         mark_safe("".join(parts)),  # built above from numbers and fixed strings only
     )
+
+
+def _version_marks(versions: dict[int, list[Point]], x: Callable[[int], float]) -> list[str]:
+    """A dashed line and a label where each version after the first starts."""
+    marks = []
+    for version, pts in sorted(versions.items())[1:]:
+        at = x(pts[0].index)
+        marks.append(
+            f'<line class="version-mark" x1="{at:.1f}" y1="{TOP}" x2="{at:.1f}" y2="{HEIGHT - BOTTOM}" '
+            f'stroke="#6b7280" stroke-dasharray="3,3" data-version="{version}"/>'
+            f'<text x="{at + 3:.1f}" y="{TOP + 9}" {AXIS}>v{version}</text>'
+        )
+    return marks
+
+
+def _axes(points: list[Point], x: Callable[[int], float]) -> list[str]:
+    """The x axis: rated games counted along it, the first and last dates under it; both axes named."""
+    base = HEIGHT - BOTTOM
+    parts = [f'<line x1="{LEFT}" y1="{base}" x2="{WIDTH - RIGHT}" y2="{base}" stroke="#9ca3af"/>']
+    last = len(points) - 1
+    for index in sorted({round(last * k / 4) for k in range(5)}):
+        # Games rated by this point: the points before it that are not a version's start.
+        games = sum(1 for p in points[1 : index + 1] if p.match_id is not None)
+        parts.append(f'<text x="{x(index):.1f}" y="{base + 13}" {AXIS} text-anchor="middle">{games}</text>')
+    dated = [p.at for p in points if p.at is not None]
+    if dated:
+        parts.append(f'<text x="{LEFT}" y="{HEIGHT - 4}" {AXIS}>{dated[0]:%Y-%m-%d}</text>')
+        parts.append(f'<text x="{WIDTH - RIGHT}" y="{HEIGHT - 4}" {AXIS} text-anchor="end">{dated[-1]:%Y-%m-%d}</text>')
+    parts.append(
+        f'<text x="{(LEFT + WIDTH - RIGHT) / 2:.0f}" y="{HEIGHT - 4}" {AXIS} text-anchor="middle">rated games</text>'
+        f'<text x="12" y="{(TOP + base) / 2:.0f}" {AXIS} text-anchor="middle" '
+        f'transform="rotate(-90 12 {(TOP + base) / 2:.0f})">Elo</text>'
+    )
+    return parts
 
 
 def rating_charts(changes: Iterable[RatingChange]) -> list[dict[str, object]]:

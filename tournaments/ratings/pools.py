@@ -73,3 +73,22 @@ def rating_pool_choose(*, base: str, organiser: Any) -> str:
 def pool_is_public(pool: str) -> bool:
     """Whether a pool key names a public pool (not an organiser's)."""
     return pool_key_read(pool).public
+
+
+def pool_in_words(pool: str) -> str:
+    """A pool's options as a person reads them ("12 players in 3 teams, advanced: no"); "standard" if none.
+
+    The game's name and the organiser are left to the caller.
+    """
+    _, _, options = pool_key_read(pool).base.partition(":")
+    values = dict(part.partition("=")[::2] for part in options.split(",") if part)
+    words = []
+    seats, teams = values.pop("seats", None), values.pop("teams", None)
+    if seats is not None:
+        words.append(f"{seats} players" if teams in (None, seats) else f"{seats} players in {teams} teams")
+    for key, value in values.items():
+        name = key.replace("_", " ")
+        words.append(
+            f"{name}: {'yes' if value == 'true' else 'no'}" if value in ("true", "false") else f"{name} {value}"
+        )
+    return ", ".join(words) or "standard"

@@ -14,7 +14,7 @@ from tournaments.bots.models import Bot, BotVersion, BotVersionRetirement
 from tournaments.bots.selectors import versions_built
 from tournaments.games.models import Game
 from tournaments.ratings.models import PoolFitEntry, Rating, RatingChange
-from tournaments.ratings.pools import ORGANISER_MARK, organiser_pool, pool_is_public, pool_key_read
+from tournaments.ratings.pools import ORGANISER_MARK, organiser_pool, pool_in_words, pool_is_public, pool_key_read
 from tournaments.ratings.stats import ErrorBar
 
 
@@ -106,6 +106,25 @@ def leaderboard(*, game_id: str, pool: str, user: Any = None) -> QuerySet[Rating
     return ratings.annotate(provisional=rating_provisional(pool=pool)).order_by("provisional", "-elo", "bot_version_id")
 
 
+def pool_summaries(*, game_id: str, pools: Sequence[str], user: Any = None) -> dict[str, dict[str, Any]]:
+    """Per pool, in words, with its leaderboard's bot count and leader (None while it has no rating).
+
+    One query finds the pools that hold ratings, then two per such pool (bounded
+    by the engine's configurations plus the pools in use).
+    """
+    used = set(Rating.objects.filter(pool__in=pools).values_list("pool", flat=True).distinct())
+    summaries = {}
+    for pool in pools:
+        board = leaderboard(game_id=game_id, pool=pool, user=user) if pool in used else None
+        summaries[pool] = {
+            "pool": pool,
+            "words": pool_in_words(pool),
+            "bots": board.count() if board is not None else 0,
+            "leader": board.first() if board is not None else None,
+        }
+    return summaries
+
+
 def rating_provisional(*, pool: str) -> Case:
     """An expression: is a rating of ``pool`` still too little tested to be trusted at its place?
 
@@ -152,6 +171,20 @@ def rating_history(*, bot: Bot, pool: str | None = None) -> QuerySet[RatingChang
     if pool:
         changes = changes.filter(rating__pool=pool)
     return changes.order_by("id")
+
+
+def bots_headline_ratings(*, bot_ids: Sequence[int]) -> dict[int, Rating]:
+    """Per bot, the rating a list shows: its newest rated version's, in the pool where it played most (one query)."""
+    ratings = (
+        Rating.objects.filter(bot_version__bot_id__in=bot_ids)
+        .select_related("bot_version")
+        .defer("bot_version__package")
+        .order_by("bot_version__bot_id", "-bot_version__number", "-games", "pool")
+    )
+    headline: dict[int, Rating] = {}
+    for rating in ratings:
+        headline.setdefault(rating.bot_version.bot_id, rating)
+    return headline
 
 
 def bot_ratings(*, bot: Bot) -> QuerySet[Rating]:

@@ -21,6 +21,7 @@ from tournaments.bots.selectors import bot_get, bot_list
 from tournaments.bots.services import bot_create, bot_deactivate, bot_update, bot_version_create
 from tournaments.errors import ServiceError
 from tournaments.games.selectors import game_list
+from tournaments.ratings.selectors import bots_headline_ratings
 from tournaments.web.forms import BotCreateForm, BotSettingsForm, UploadForm, errors_into
 
 
@@ -54,9 +55,11 @@ def _own_bot(request: HttpRequest, bot_id: int) -> Bot:
 
 @login_required
 def my_bots(request: HttpRequest) -> HttpResponse:
-    """The signed-in user's bots, every game, with the newest version number."""
+    """The signed-in user's bots, every game, with the newest version number, Elo and state."""
     bots = list(bot_list(user=request.user, mine=True))
-    return render(request, "web/my_bots.html", {"bots": bots})
+    ratings = bots_headline_ratings(bot_ids=[b.id for b in bots])
+    rows = [{"bot": b, "rating": ratings.get(b.id)} for b in bots]
+    return render(request, "web/my_bots.html", {"rows": rows})
 
 
 @login_required

@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
-from tournaments.web import account_views, bot_views, tournament_views, views
+from tournaments.web import account_views, bot_pages, bot_views, tournament_views, views
 
 urlpatterns = [
     path("games/", views.games_index, name="web-games"),
@@ -18,7 +18,8 @@ urlpatterns = [
         name="web-tournament-action",
     ),
     path("bots/new/", bot_views.bot_new, name="web-bot-new"),
-    path("bots/<int:bot_id>/", views.bot_page, name="web-bot"),
+    path("bots/<int:bot_id>/", bot_pages.bot_page, name="web-bot"),
+    path("bots/<int:bot_id>/against/<int:opponent_id>/", bot_pages.matchup_page, name="web-matchup"),
     path("bots/<int:bot_id>/versions/new/", bot_views.bot_version_new, name="web-bot-version-new"),
     path("bots/<int:bot_id>/settings/", bot_views.bot_settings, name="web-bot-settings"),
     path("bots/<int:bot_id>/deactivate/", bot_views.bot_deactivate_view, name="web-bot-deactivate"),

@@ -17,39 +17,38 @@ from django.utils.safestring import SafeString, mark_safe
 from rest_framework.utils.encoders import JSONEncoder
 
 from engines import UnknownEngineError, get_engine
-from tournaments.bots.models import Bot
-from tournaments.bots.selectors import bot_get, bot_versions
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.selectors.performance import tournament_los_matrix
 from tournaments.competitions.selectors.standings import tournament_progress, tournament_table
 from tournaments.competitions.selectors.tournaments import tournament_get, tournament_list
-from tournaments.competitions.selectors.version_tests import version_test_list
 from tournaments.games.models import Game
 from tournaments.games.selectors import game_default_pool, game_list
 from tournaments.matches.api import match_body
+from tournaments.matches.forfeits import forfeit_details
 from tournaments.matches.live import match_live
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.matches.selectors import match_get, match_list
-from tournaments.ratings.charts import rating_charts
+from tournaments.ratings.matchups import match_rating_deltas
 from tournaments.ratings.pools import pool_is_public
 from tournaments.ratings.selectors import (
-    bot_ratings,
     game_rating_pools,
     leaderboard,
     organiser_pools,
     pool_of_game,
     pool_organiser_name,
+    pool_summaries,
     rating_error_bar,
-    rating_history,
     rating_is_provisional,
     rating_provisional_reason,
 )
 from tournaments.web.replay import ReplayData, replay_build
 
 RECENT_MATCHES = 20
+# The end of a bot's stderr shown to its owner on a match page (the API's detail has all that was kept).
+STDERR_TAIL_LINES = 40
+STDERR_TAIL_CHARS = 4000
 # Beyond this many participants the LOS matrix is left to the API: the page would be all numbers.
 LOS_MATRIX_MAX = 24
-RECENT_VERSION_TESTS = 10  # version tests listed on a bot's page
 # Games whose replay has a renderer in static/replay/<game>.js.
 RENDERERS = frozenset({"gamesup", "flagstacks", "pileup", "sequence", "hexstacks"})
 # How often a running tournament's page fetches its live part again.
@@ -79,21 +78,29 @@ def _players(seats: list[MatchSeat]) -> list[dict[str, Any]]:
     ]
 
 
-def _match_rows(matches: Any) -> list[dict[str, Any]]:
-    """Matches (with prefetched seats) as rows: id, status, players with ranks, reason."""
-    return [
-        {
-            "id": m.id,
-            "index": m.index,
-            "game": m.game_id,
-            "status": m.status,
-            "tournament": m.tournament_id,
-            "finished_at": m.finished_at,
-            "reason": m.result_reason or m.error_reason,
-            "players": _players(list(m.match_seats.all())),
-        }
-        for m in matches
-    ]
+def match_rows(matches: Any) -> list[dict[str, Any]]:
+    """Matches (with prefetched seats) as rows: id, status, players with ranks and Elo changes, reason."""
+    matches = list(matches)
+    deltas = match_rating_deltas(match_ids=[m.id for m in matches])
+    rows = []
+    for m in matches:
+        seats = list(m.match_seats.all())
+        players = _players(seats)
+        for player, seat in zip(players, seats, strict=True):
+            player["delta"] = deltas.get((m.id, seat.bot_version_id))
+        rows.append(
+            {
+                "id": m.id,
+                "index": m.index,
+                "game": m.game_id,
+                "status": m.status,
+                "tournament": m.tournament_id,
+                "finished_at": m.finished_at,
+                "reason": m.result_reason or m.error_reason,
+                "players": players,
+            }
+        )
+    return rows
 
 
 def games_index(request: HttpRequest) -> HttpResponse:
@@ -103,9 +110,10 @@ def games_index(request: HttpRequest) -> HttpResponse:
     for game in games:
         try:
             engine = get_engine(game.id)
-            pools[game.id] = list(dict.fromkeys(engine.rating_pool(o, s) for s, o in engine.configs()))
+            keys = list(dict.fromkeys(engine.rating_pool(o, s) for s, o in engine.configs()))
         except UnknownEngineError:
-            pools[game.id] = [game.id]
+            keys = [game.id]
+        pools[game.id] = list(pool_summaries(game_id=game.id, pools=keys, user=request.user).values())
     tournaments = list(tournament_list(user=request.user)[:30])
     return render(
         request,
@@ -206,10 +214,10 @@ def _tournament_context(tournament: Tournament, user: Any) -> dict[str, Any]:
         }
         for n, (p, row) in enumerate(zip(crosstable["participants"], crosstable["rows"], strict=True), start=1)
     ]
-    recent = _match_rows(match_list(user=user, tournament_id=tournament.id)[:RECENT_MATCHES])
+    recent = match_rows(match_list(user=user, tournament_id=tournament.id)[:RECENT_MATCHES])
     # The matches being played, each a link to its live board (none to look for once nothing runs).
     running = (
-        _match_rows(match_list(user=user, tournament_id=tournament.id, status=Match.Status.RUNNING)[:RECENT_MATCHES])
+        match_rows(match_list(user=user, tournament_id=tournament.id, status=Match.Status.RUNNING)[:RECENT_MATCHES])
         if progress["running"]
         else []
     )
@@ -243,28 +251,10 @@ def tournament_live(request: HttpRequest, tournament_id: int) -> HttpResponse:
     return render(request, "web/_tournament_live.html", _tournament_context(tournament, request.user))
 
 
-def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
-    """A bot's rating history as a chart per pool, its versions, ratings and latest matches."""
-    bot = _or_404(bot_get(user=request.user, bot_id=bot_id))
-    versions = list(bot_versions(bot=bot))
-    ratings = list(bot_ratings(bot=bot))
-    charts = rating_charts(rating_history(bot=bot))
-    recent = _match_rows(match_list(user=request.user, bot_id=bot.id)[:RECENT_MATCHES])
-    # The latest few version tests, with LLR and bounds (one query).
-    version_tests = list(version_test_list(bot=bot)[:RECENT_VERSION_TESTS])
-    return render(
-        request,
-        "web/bot.html",
-        {
-            "bot": bot,
-            "versions": versions,
-            "ratings": ratings,
-            "charts": charts,
-            "recent": recent,
-            "version_tests": version_tests,
-            "visibility_choices": Bot.Visibility.choices,
-        },
-    )
+def stderr_tail(text: str) -> str:
+    """The last lines of a bot's stderr, at most STDERR_TAIL_LINES lines and STDERR_TAIL_CHARS characters."""
+    lines = text[-STDERR_TAIL_CHARS:].splitlines()
+    return "\n".join(lines[-STDERR_TAIL_LINES:])
 
 
 def _visible_seats(match: Match, seats: list[MatchSeat], user: Any) -> set[int]:
@@ -311,11 +301,16 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         ]
         replay["result"] = match.result_reason
     changes = {c.rating.bot_version_id: c for c in match.rating_changes.all()}
+    forfeits = forfeit_details(match.result_reason)
+    visible = _visible_seats(match, seats, request.user)
     players = _players(seats)
     for player, seat in zip(players, seats, strict=True):
         change = changes.get(seat.bot_version_id)
         player["delta"] = change.delta if change else None
         player["after"] = change.after if change else None
+        player["forfeit"] = forfeits.get(seat.seat)
+        # A bot's stderr may hold its secrets: only its owner (and staff) read it.
+        player["stderr"] = stderr_tail(seat.stderr) if seat.seat in visible else None
     return render(
         request,
         "web/match.html",

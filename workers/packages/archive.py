@@ -350,6 +350,15 @@ def inspect_package(data: bytes, filename: str) -> PackageInfo:
     )
 
 
+def python_entry(data: bytes, filename: str) -> tuple[str, bytes] | None:
+    """The path and text of the package's Python entry file (``python3 <file>.py``); None for any other command."""
+    _, entries, command = _entries(data, filename)
+    if len(command) < 2 or not command[0].startswith("python") or not command[1].endswith(".py"):
+        return None
+    entry = next((e for e in entries if e.path == command[1] and not e.is_dir), None)
+    return None if entry is None else (entry.path, entry.data)
+
+
 def unpack_package(data: bytes, filename: str, dest: Path) -> BotProgram:
     """Validate and unpack into ``dest`` (which must not exist); on any error nothing is left."""
     dest = Path(dest)

@@ -76,8 +76,9 @@ class StandingsSerializer(serializers.Serializer):
     progress = ProgressSerializer()
     standings = serializers.ListField(
         child=serializers.DictField(child=serializers.JSONField()),
-        help_text="Per participant, best first: place, games, W/D/L, points, score %, Sonneborn-Berger, forfeits, "
-        "Elo and performance.",
+        help_text="Per participant, best first: place, decided_by (what separates it from the row above, the "
+        "leader from the row below: points, Sonneborn-Berger, wins or name), games, W/D/L, points, score %, "
+        "Sonneborn-Berger, forfeits, Elo and performance.",
     )
     performance_fit = serializers.DictField(
         child=serializers.JSONField(),

@@ -136,10 +136,32 @@ def _compute(tournament: Tournament) -> tuple[list[_Row], dict[tuple[int, int], 
     return rows, pair, games
 
 
+# The order of standings, after points: what tells two rows apart, in words, first that differs.
+TIE_BREAKS = (
+    ("points", lambda r: round(r.points, 9)),
+    ("Sonneborn-Berger", lambda r: round(r.sonneborn_berger, 9)),
+    ("wins", lambda r: r.wins),
+)
+
+
+def decided_by(row: _Row, neighbour: _Row | None) -> str:
+    """What separates ``row`` from the row beside it: the first tie-break that differs, or "name" when
+    points, Sonneborn-Berger and wins are all equal (the order is then alphabetical); "" alone."""
+    if neighbour is None:
+        return ""
+    for name, key in TIE_BREAKS:
+        if key(row) != key(neighbour):
+            return name
+    return "name"
+
+
 def _standing_rows(rows: list[_Row]) -> list[dict[str, Any]]:
+    # Each row against the one above it; the leader against the one below.
+    beside = [rows[i - 1] if i else (rows[1] if len(rows) > 1 else None) for i in range(len(rows))]
     return [
         {
             "place": place,
+            "decided_by": decided_by(r, beside[place - 1]),
             "bot_version": r.bot_version_id,
             "bot": r.bot_id,
             "bot_name": r.bot_name,

@@ -11,6 +11,7 @@ import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from tournaments.ratings.stats.gsprt import logistic_elo, per_game_sd
 from tournaments.ratings.stats.linalg import Matrix
 from tournaments.ratings.stats.numeric import normal_cdf, normal_quantile
 
@@ -81,6 +82,22 @@ class ErrorBar:
         """The ``level`` interval of a rating with this standard error (a normal approximation)."""
         z = normal_quantile(0.5 + level / 2.0)
         return cls(elo, stderr, elo - z * stderr, elo + z * stderr, games)
+
+    @classmethod
+    def of_score(cls, wins: int, draws: int, losses: int, level: float = 0.95) -> ErrorBar | None:
+        """A performance: the Elo difference a score implies against one opponent, with its interval.
+
+        The score's standard error is the observed per-game deviation over sqrt(games); the
+        logistic curve's slope carries it to Elo.  None without games, or for a score of 0 or 1
+        (no finite difference explains it).
+        """
+        games = wins + draws + losses
+        score = (wins + draws / 2.0) / games if games else 0.0
+        if not 0.0 < score < 1.0:
+            return None
+        score_stderr = per_game_sd([losses, draws, wins]) / math.sqrt(games)
+        slope = ELO_PER_NATURAL / (score * (1.0 - score))
+        return cls.around(logistic_elo(score), score_stderr * slope, games, level)
 
     def to_json(self) -> dict[str, float | int]:
         return {"elo": self.elo, "stderr": self.stderr, "low": self.low, "high": self.high, "games": self.games}

@@ -6,6 +6,8 @@ from typing import Any
 
 from django import template
 
+from tournaments.ratings.pools import pool_in_words, pool_is_public
+
 register = template.Library()
 
 NONE = "\u2013"  # an en dash stands for "no value", as elsewhere on the pages
@@ -36,3 +38,10 @@ def plain(value: Any) -> Any:
     if isinstance(value, bool):
         return "true" if value else "false"
     return value
+
+
+@register.filter
+def pool_words(pool: str) -> str:
+    """A rating pool as a person reads it ("12 players in 3 teams"), marked when it is an organiser's own."""
+    words = pool_in_words(pool)
+    return words if pool_is_public(pool) else f"{words} (own pool)"

@@ -32,7 +32,7 @@
                                      fill: COLOURS[top.owner], stroke: stack ? "#111" : "#fff", "stroke-width": stack ? 3 : 1.5}));
           g.appendChild(h("text", {x: x + CELL / 2, y: y + CELL / 2 + 7 - (stack ? 4 : 0), "text-anchor": "middle",
                                    "font-size": 20, "font-weight": "bold", fill: "#fff"}, String(top.face)));
-          if (stack) g.appendChild(h("text", {x: x + CELL - 4, y: y + 13, "text-anchor": "end", "font-size": 11}, "×" + sq.pieces.length));
+          if (stack) g.appendChild(R.stackBadge(x + CELL, y, sq.pieces.length));
         }
         parts.push(g);
       }
@@ -44,9 +44,12 @@
     var y0 = M + 6 * CELL + 40;
     parts.push(h("text", {x: M, y: y0, "class": "status-line", "data-scores": obs.scores.join(",")},
       "Blue " + obs.scores[0] + " · Red " + obs.scores[1] + " (target " + obs.options.target + ")"));
-    parts.push(h("text", {x: M, y: y0 + 18, "class": "status-line"},
-      "board turned " + (obs.rotation % 4) + " quarter turn(s)" + (obs.no_return ? " · no return: " + obs.no_return : "")));
-    return R.svg(M * 2 + 6 * CELL, y0 + 30, parts);
+    // The engine turns the board once per move; squares keep their names, so only say so when it shows.
+    var turned = ["", "The board has turned a quarter turn", "The board has turned half a turn",
+                  "The board has turned three quarter turns"][obs.rotation % 4];
+    var notes = [turned, obs.no_return ? "Not allowed next (no return): " + obs.no_return : ""].filter(Boolean);
+    notes.forEach(function (note, i) { parts.push(h("text", {x: M, y: y0 + 18 * (i + 1), "class": "status-line"}, note)); });
+    return R.svg(M * 2 + 6 * CELL, y0 + 12 + 18 * notes.length, parts);
   };
 
   // Which colour is which seat, for the viewer's legend.

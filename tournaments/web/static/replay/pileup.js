@@ -27,10 +27,10 @@
           g.appendChild(h("text", {x: x + CELL / 2, y: y + CELL / 2 + 6, "text-anchor": "middle", "font-size": 17,
                                    "font-weight": "bold", fill: INK[top.colour]}, String(top.number)));
           if (pieces.length > 1) {
-            g.appendChild(h("text", {x: x + CELL - 3, y: y + 11, "text-anchor": "end", "font-size": 10}, "×" + pieces.length));
+            g.appendChild(R.stackBadge(x + CELL + 4, y - 4, pieces.length));
             // The pieces underneath, bottom first, so a stack hides nothing.
             var below = pieces.slice(0, -1).map(function (p) { return p.colour[0] + p.number; }).join(" ");
-            g.appendChild(h("text", {x: x + CELL / 2, y: y + CELL - 2, "text-anchor": "middle", "font-size": 8,
+            g.appendChild(h("text", {x: x + CELL / 2, y: y + CELL - 2, "text-anchor": "middle", "font-size": 9,
                                      "class": "stack-below"}, below));
           }
         }

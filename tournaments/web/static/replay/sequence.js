@@ -32,9 +32,9 @@
           h("rect", {x: x + 1, y: y + 1, width: CELL - 2, height: CELL - 2, rx: 4,
                      fill: card === "XX" ? "#fef3c7" : "#fff", stroke: name === last ? "#f59e0b" : "#cbd5e1",
                      "stroke-width": name === last ? 3 : 1}),
-          h("text", {x: x + 5, y: y + 14, "font-size": 11, fill: RED[card[1]] ? "#b91c1c" : "#111827"}, cardText(card)));
+          h("text", {x: x + 4, y: y + 16, "font-size": 15, "font-weight": "600", fill: RED[card[1]] ? "#b91c1c" : "#111827"}, cardText(card)));
         if (team !== null) {
-          g.appendChild(h("circle", {cx: x + CELL / 2, cy: y + CELL / 2 + 5, r: 13, fill: TEAM[team],
+          g.appendChild(h("circle", {cx: x + CELL / 2 + 4, cy: y + CELL / 2 + 8, r: 11, fill: TEAM[team],
                                      stroke: name in inSequence ? "#111" : "#fff", "stroke-width": name in inSequence ? 3 : 1.5}));
         }
         parts.push(g);

@@ -29,9 +29,18 @@
     }
     return el;
   };
+  // Boards are drawn in their own units and shown this much larger; CSS shrinks them to the window.
+  var BOARD_SCALE = 1.4;
   R.svg = function (width, height, children) {
-    return R.h("svg", {xmlns: SVG_NS, viewBox: "0 0 " + width + " " + height, width: width, height: height,
-                       "class": "board-svg", role: "img"}, children);
+    return R.h("svg", {xmlns: SVG_NS, viewBox: "0 0 " + width + " " + height, width: Math.round(width * BOARD_SCALE),
+                       height: Math.round(height * BOARD_SCALE), "class": "board-svg", role: "img"}, children);
+  };
+  // A stack's height as a badge in the cell's top right corner, legible at both sizes.
+  R.stackBadge = function (right, top, count) {
+    return R.h("g", {"class": "stack-badge"},
+      R.h("circle", {cx: right - 12, cy: top + 12, r: 12, fill: "#111827", stroke: "#fff", "stroke-width": 1.5}),
+      R.h("text", {x: right - 12, y: top + 18, "text-anchor": "middle", "font-size": 17, "font-weight": "bold", fill: "#fff"},
+        String(count)));
   };
   R.seatColours = ["#2563eb", "#dc2626", "#16a34a", "#ca8a04", "#9333ea", "#0891b2",
                    "#db2777", "#65a30d", "#ea580c", "#4f46e5", "#0d9488", "#78716c"];
