@@ -1,9 +1,14 @@
-"""Bot text made safe: parsing an answer line, and text fit to store and to show anywhere."""
+"""Bot text made safe: parsing an answer line, and text fit to store and to show anywhere.
+
+Also the two bits of wording every command-line report shares: a counted noun
+(``plural``) and a progress bar on stderr (``progress``).
+"""
 
 from __future__ import annotations
 
 import json
 import re
+import sys
 from typing import Any
 
 
@@ -39,3 +44,19 @@ def _escape(match: re.Match[str]) -> str:
 def short_text(value: Any) -> str | None:
     """The first 100 characters of a bot-given string, cleaned; None for anything else."""
     return clean_text(value[:100]) if isinstance(value, str) else None
+
+
+def plural(count: int | float, noun: str, many: str | None = None) -> str:
+    """``1 game``, ``2 games``, ``0 games``: the count and its noun in good English.
+
+    ``many`` is the plural when it is not the noun plus ``s`` (``1 match``, ``2 matches``).
+    """
+    word = noun if count == 1 else (many or f"{noun}s")
+    return f"{count:g} {word}" if isinstance(count, float) else f"{count} {word}"
+
+
+def progress(done: int, total: int, width: int = 30, note: str = "") -> None:
+    """Redraw a progress bar on stderr (the same line each time): ``[####......] 4/10 note``."""
+    filled = width * done // total if total else width
+    sys.stderr.write(f"\r\033[K[{'#' * filled}{'.' * (width - filled)}] {done}/{total}{' ' + note if note else ''}")
+    sys.stderr.flush()
