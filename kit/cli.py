@@ -40,26 +40,40 @@ def _new(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     from kit.check import bot_check
     from workers.match import Clock
+    from workers.referee.local import infrastructure_report
     from workers.sandbox.start import InfrastructureError
 
     clock = Clock(move_ms=args.move_ms) if args.move_ms else Clock()
     try:
         report = bot_check(directory=args.dir, game=args.game, games=args.games, clock=clock)
     except InfrastructureError as exc:
-        print(f"error: the sandbox cannot run on this machine: {exc}", file=sys.stderr)
-        print("hint: install bubblewrap (apt-get install bubblewrap)", file=sys.stderr)
+        infrastructure_report(exc)
         return 3
     return 0 if report.ok else 1
 
 
-def _login(args: argparse.Namespace) -> int:
+def _password(args: argparse.Namespace, *, twice: bool = False) -> str:
+    """The password from stdin (``--password-stdin``) or typed at the terminal (``twice`` for a new one)."""
     if args.password_stdin:
-        password = sys.stdin.readline().rstrip("\n")
-    else:
-        password = getpass.getpass(f"password for {args.username} at {args.server}: ")
-    token = client.token_get(server=args.server, username=args.username, password=password)
+        return sys.stdin.readline().rstrip("\n")
+    password = getpass.getpass(f"password for {args.username} at {args.server}: ")
+    if twice and getpass.getpass("the same password again: ") != password:
+        raise ValueError("the two passwords differ")
+    return password
+
+
+def _login(args: argparse.Namespace) -> int:
+    token = client.token_get(server=args.server, username=args.username, password=_password(args))
     path = client.login_save(client.Login(server=args.server, username=args.username, token=token))
     print(f"logged in as {args.username}; token stored in {path}")
+    return 0
+
+
+def _signup(args: argparse.Namespace) -> int:
+    password = _password(args, twice=True)
+    token = client.user_create(server=args.server, username=args.username, password=password)
+    path = client.login_save(client.Login(server=args.server, username=args.username, token=token))
+    print(f"signed up and logged in as {args.username}; token stored in {path}")
     return 0
 
 
@@ -83,7 +97,13 @@ def _upload(args: argparse.Namespace) -> int:
     newest = max(bot.get("versions") or [{}], key=lambda v: v.get("number", 0))
     state = newest.get("state", "ready")
     print(f"uploaded {bot['name']} ({bot['game']}): bot {bot['id']}, version {newest.get('number')} ({state})")
-    if state == "building":
+    if state == "building" and args.wait:
+        bot = client.build_wait(login=login, bot_id=int(bot["id"]))
+        _builds_show(bot)
+        newest = max(bot["versions"], key=lambda v: v.get("number", 0))
+        if newest["state"] == "ready":
+            print(f"version {newest['number']}: built on the server, ready to play")
+    elif state == "building":
         print("the server builds it (bot.json's build); `arbiter status` shows when it is ready")
     print(f"see it at {login.server.rstrip('/')}/bots/{bot['id']}/")
     return 0
@@ -135,11 +155,15 @@ def parser_build() -> argparse.ArgumentParser:
     check.add_argument("--games", type=int, default=2, help="games against each reference bot (default 2)")
     check.add_argument("--move-ms", type=int, help="the move clock (default: the service's)")
     check.set_defaults(run=_check)
-    login = sub.add_parser("login", help="get a token from a server and store it")
-    login.add_argument("--server", required=True, help="e.g. http://localhost:8000")
-    login.add_argument("--username", required=True)
-    login.add_argument("--password-stdin", action="store_true", help="read the password from stdin")
-    login.set_defaults(run=_login)
+    for command, run, text in (
+        ("signup", _signup, "make an account on a server, then store its token"),
+        ("login", _login, "get a token from a server and store it"),
+    ):
+        login = sub.add_parser(command, help=text)
+        login.add_argument("--server", required=True, help="e.g. http://localhost:8000")
+        login.add_argument("--username", required=True)
+        login.add_argument("--password-stdin", action="store_true", help="read the password from stdin")
+        login.set_defaults(run=run)
     upload = sub.add_parser(
         "upload", help="upload a bot (a folder or a single file): a new bot, or a new version of your bot of that name"
     )
@@ -147,6 +171,7 @@ def parser_build() -> argparse.ArgumentParser:
     upload.add_argument("--game", help='game id (default: "game" in bot.json)')
     upload.add_argument("--name", help='bot name (default: "name" in bot.json, else the folder name)')
     upload.add_argument("--notes", default="", help="notes for a new version")
+    upload.add_argument("--wait", action="store_true", help="wait for the server's build (bot.json's build)")
     upload.set_defaults(run=_upload)
     status = sub.add_parser("status", help="your bots on the server, their versions and ratings")
     status.set_defaults(run=_status)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -150,6 +151,12 @@ def token_get(*, server: str, username: str, password: str) -> str:
     return str(answer["token"])
 
 
+def user_create(*, server: str, username: str, password: str) -> str:
+    """Sign up; the new user's token."""
+    answer = call(server, "POST", "/api/users/", data={"username": username, "password": password})
+    return str(answer["token"])
+
+
 def bot_find(*, login: Login, game: str, name: str) -> dict[str, Any] | None:
     """The user's bot of this name for this game, or None."""
     answer = call(
@@ -185,6 +192,16 @@ def bot_upload(*, login: Login, game: str, name: str, package: tuple[str, bytes]
             files={"package": package},
         )
     return dict(call(login.server, "GET", f"/api/bots/{bot_id}/", token=login.token))
+
+
+def build_wait(*, login: Login, bot_id: int, poll_s: float = 1.0) -> dict[str, Any]:
+    """The bot's detail once its newest version is no longer building (built, or failed)."""
+    while True:
+        bot = dict(call(login.server, "GET", f"/api/bots/{bot_id}/", token=login.token))
+        newest = max(bot.get("versions") or [{}], key=lambda v: v.get("number", 0))
+        if newest.get("state") != "building":
+            return bot
+        time.sleep(poll_s)
 
 
 def bots_mine(*, login: Login) -> list[dict[str, Any]]:

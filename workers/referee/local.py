@@ -208,7 +208,7 @@ def _match_setup(
     return game, seats, options
 
 
-def _infrastructure_said(exc: InfrastructureError) -> None:
+def infrastructure_report(exc: InfrastructureError) -> None:
     """The machine's failure on stderr, with the hint that fits it (never bubblewrap's when it ran)."""
     print(f"error: {exc}", file=sys.stderr)
     if isinstance(exc, ExternalKillError):
@@ -249,7 +249,7 @@ def main(
                 record = play_match(spec, [programs[b] for b in order], limits=limits)
             except InfrastructureError as exc:
                 sys.stderr.write("\n" if args.games > 1 else "")
-                _infrastructure_said(exc)
+                infrastructure_report(exc)
                 return 3
             if args.games > 1:
                 sys.stderr.write("\r\033[K")
