@@ -46,6 +46,29 @@ def short_text(value: Any) -> str | None:
     return clean_text(value[:100]) if isinstance(value, str) else None
 
 
+def quoted(line: bytes, limit: int = 60) -> str:
+    """A bot's output line as a protocol fault quotes it: its first ``limit`` characters, cleaned, in quotes."""
+    text = line.decode("utf-8", "replace")
+    cut = f"... ({len(line)} bytes)" if len(text) > limit else ""
+    return f'"{clean_text(text[:limit])}"{cut}'
+
+
+def answer_fault(line: bytes, answer: dict[str, Any] | None, *, start: bool) -> str:
+    """What is wrong with an answer line (to ``start``, else to a turn), quoting it; "" when nothing is.
+
+    The text follows "its answer": ``was not a JSON object: "e2e4"``.
+    """
+    if answer is None:
+        return f"was not a JSON object: {quoted(line)}"
+    if start and answer.get("type") != "ready":
+        return f'was not {{"type": "ready"}}: {quoted(line)}'
+    if not start and "move" not in answer:
+        return f'had no "move": {quoted(line)}'
+    if not start and not isinstance(answer["move"], str):
+        return f'had a "move" that is not a string: {quoted(line)}'
+    return ""
+
+
 def plural(count: int | float, noun: str, many: str | None = None) -> str:
     """``1 game``, ``2 games``, ``0 games``: the count and its noun in good English.
 
