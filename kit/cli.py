@@ -141,7 +141,9 @@ def _status(args: argparse.Namespace) -> int:
 
 def parser_build() -> argparse.ArgumentParser:
     """The command line of ``arbiter``."""
-    parser = argparse.ArgumentParser(prog="arbiter", description="Write, try, check and upload Arbiter bots.")
+    parser = argparse.ArgumentParser(
+        prog="arbiter", description="Write, try, check and upload Arbiter bots, and play them on the server."
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     new = sub.add_parser("new", help="write a starter bot into a new folder")
     new.add_argument("game", help="game id, e.g. gamesup")
