@@ -14,11 +14,11 @@ from pathlib import Path
 
 import engines
 from kit import REFERENCE_BOTS
-from kit.packing import build_run, manifest_read, package_directory
+from kit.packing import bot_prepare, package_read
 from workers.match import Clock, MatchSpec, SeatStatus
 from workers.packages.archive import PackageError, inspect_package, program_from_directory, unpack_package
-from workers.referee.conversation import clean_text
 from workers.referee.play import play_match
+from workers.referee.text import clean_text, plural
 from workers.sandbox.limits import SandboxLimits
 from workers.sandbox.start import BotProgram
 
@@ -60,6 +60,24 @@ def _opponents() -> dict[str, BotProgram]:
     }
 
 
+def _package(path: Path, game: str | None, say: Callable[[str], None]) -> tuple[str, bytes, str]:
+    """The bot built (a folder whose bot.json names a build), archived and checked as the server does.
+
+    Returns (file name, bytes, game); ``path`` is a folder or a single file (a ``.py``, an archive),
+    as an upload may be.  PackageError with what is wrong.
+    """
+    named = bot_prepare(path, say)
+    filename, data = package_read(path)
+    info = inspect_package(data, filename)
+    sizes = f"{plural(info.files, 'file')}, {plural(info.unpacked_bytes, 'byte')}"
+    say(f"package: ok ({sizes}, runs {' '.join(info.command)})")
+    game = game or named
+    if not game:
+        where = "a single file has no bot.json" if path.is_file() else 'or "game" in bot.json'
+        raise PackageError(f"which game? give --game ({where})")
+    return filename, data, game
+
+
 def bot_check(
     *,
     directory: Path,
@@ -69,23 +87,15 @@ def bot_check(
     clock: Clock | None = None,
     say: Callable[[str], None] = print,
 ) -> CheckReport:
-    """Build, validate and play the bot in ``directory``; ``say`` gets each line of the report.
+    """Build, validate and play the bot at ``directory`` (a folder or a single file); ``say`` gets each line.
 
     ``games`` games are played against each reference bot, the bot taking each seat in turn.
     InfrastructureError when the sandbox cannot run at all (the machine's problem, not the bot's).
     """
     report = CheckReport()
     try:
-        game = game or str(manifest_read(directory).get("game") or "")
-        if not game:
-            raise PackageError('which game? give --game, or "game" in bot.json')
+        filename, data, game = _package(Path(directory), game, say)
         engine = engines.get_engine(game)
-        output = build_run(directory)
-        if output is not None:
-            say("build: ok" + (f"\n{output}" if output else ""))
-        filename, data = package_directory(directory)
-        info = inspect_package(data, filename)
-        say(f"package: ok ({info.files} files, {info.unpacked_bytes} bytes, runs {' '.join(info.command)})")
     except (PackageError, engines.UnknownEngineError) as exc:
         report.problems.append(f"package: {exc}")
         say(f"package: refused: {exc}")
@@ -103,8 +113,8 @@ def bot_check(
             clock=clock or Clock(),
             say=say,
         )
-    verdict = "ready to upload" if report.ok else f"{len(report.problems)} problem(s) to fix"
-    say(f"{report.games} games, score {report.points:g}/{report.games}: {verdict}")
+    verdict = "ready to upload" if report.ok else f"{plural(len(report.problems), 'problem')} to fix"
+    say(f"{plural(report.games, 'game')}, score {report.points:g}/{report.games}: {verdict}")
     return report
 
 
@@ -133,7 +143,9 @@ def _play_games(
             report.points += 1.0 if rank < best_other else 0.5 if rank == best_other else 0.0
             outcome = "won" if rank < best_other else "drew" if rank == best_other else "lost"
             moves = len(record.moves)
-            say(f"game {report.games} vs {name}, seat {my_seat}: {outcome} in {moves} moves ({record.reason})")
+            say(
+                f"game {report.games} vs {name}, seat {my_seat}: {outcome} in {plural(moves, 'move')} ({record.reason})"
+            )
             rec = record.seat_records[my_seat]
             if rec.status is SeatStatus.OK:
                 continue

@@ -10,9 +10,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import urllib.error
-import urllib.parse
-import urllib.request
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -67,13 +65,21 @@ def login_load() -> Login:
 
 
 def _error_text(body: bytes, status: int) -> str:
-    """The message of the service's error shape, or the raw body when it has another shape."""
+    """The message of the service's error shape, or the raw body when it has another shape.
+
+    Each field's messages follow the message once; a field message that repeats the message
+    (the form-wide errors usually do) is not said twice.
+    """
     try:
         error = json.loads(body)["error"]
         text = str(error["message"])
         fields = error.get("fields") or {}
-        details = "; ".join(f"{k}: {' '.join(map(str, v))}" for k, v in fields.items() if isinstance(v, list))
-        return f"{text} ({details})" if details and details not in text else text
+        details = []
+        for key, messages in fields.items():
+            said = [str(m) for m in messages if str(m) not in text] if isinstance(messages, list) else []
+            if said:
+                details.append(" ".join(said) if key == "non_field_errors" else f"{key}: {' '.join(said)}")
+        return f"{text} ({'; '.join(details)})" if details else text
     except (ValueError, KeyError, TypeError):
         return f"HTTP {status}: {body[:300].decode('utf-8', 'replace')}"
 
@@ -104,14 +110,26 @@ def call(
     form: dict[str, str] | None = None,
     files: dict[str, tuple[str, bytes]] | None = None,
     query: dict[str, str] | None = None,
+    data: dict[str, Any] | None = None,
 ) -> Any:
-    """One API call; the decoded JSON answer, or ApiError with the server's message."""
+    """One API call; the decoded JSON answer, or ApiError with the server's message.
+
+    The body is ``data`` as JSON, else ``form`` (with ``files``, as multipart), else none.
+    """
+    # urllib.request brings http.client, ssl and email: some 40 ms that only a call needs.
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
     url = server.rstrip("/") + path + ("?" + urllib.parse.urlencode(query) if query else "")
     headers = {"Accept": "application/json"}
     if token:
         headers["Authorization"] = f"Token {token}"
     body: bytes | None = None
-    if files:
+    if data is not None:
+        body = json.dumps(data).encode()
+        headers["Content-Type"] = "application/json"
+    elif files:
         body, headers["Content-Type"] = _multipart(form or {}, files)
     elif form is not None:
         body = urllib.parse.urlencode(form).encode()
@@ -130,6 +148,12 @@ def call(
 def token_get(*, server: str, username: str, password: str) -> str:
     """A token for the user (the same one on every call until revoked)."""
     answer = call(server, "POST", "/api/auth/token/", form={"username": username, "password": password})
+    return str(answer["token"])
+
+
+def user_create(*, server: str, username: str, password: str) -> str:
+    """Sign up; the new user's token."""
+    answer = call(server, "POST", "/api/users/", data={"username": username, "password": password})
     return str(answer["token"])
 
 
@@ -170,6 +194,16 @@ def bot_upload(*, login: Login, game: str, name: str, package: tuple[str, bytes]
     return dict(call(login.server, "GET", f"/api/bots/{bot_id}/", token=login.token))
 
 
+def build_wait(*, login: Login, bot_id: int, poll_s: float = 1.0) -> dict[str, Any]:
+    """The bot's detail once its newest version is no longer building (built, or failed)."""
+    while True:
+        bot = dict(call(login.server, "GET", f"/api/bots/{bot_id}/", token=login.token))
+        newest = max(bot.get("versions") or [{}], key=lambda v: v.get("number", 0))
+        if newest.get("state") != "building":
+            return bot
+        time.sleep(poll_s)
+
+
 def bots_mine(*, login: Login) -> list[dict[str, Any]]:
     """Every bot of the user with its current version and ratings."""
     out: list[dict[str, Any]] = []
@@ -181,3 +215,58 @@ def bots_mine(*, login: Login) -> list[dict[str, Any]]:
         if not page.get("next"):
             return out
         page = call(page["next"], "GET", "", token=login.token)
+
+
+def bot_resolve(*, login: Login, ref: str, game: str | None = None) -> dict[str, Any]:
+    """The bot an author names on the command line: its id, ``owner/name``, or a name.
+
+    A bare name is the author's own bot of that name when there is one, else the one
+    public bot of that name; ApiError when none or several match (with how to say which).
+    """
+    if ref.isdigit():
+        return dict(call(login.server, "GET", f"/api/bots/{ref}/", token=login.token))
+    owner, _, name = ref.rpartition("/")
+    query = {"search": name, "page_size": "100"}
+    if owner:
+        query["owner"] = owner
+    if game:
+        query["game"] = game
+    found = [
+        dict(b)
+        for b in call(login.server, "GET", "/api/bots/", token=login.token, query=query)["results"]
+        if b["name"] == name
+    ]
+    if not owner and any(b["owner"] == login.username for b in found):
+        found = [b for b in found if b["owner"] == login.username]
+    if not found:
+        where = f" of {owner}" if owner else ""
+        raise ApiError(f"no bot named {name!r}{where}" + (f" for {game}" if game else ""))
+    if len(found) > 1:
+        names = ", ".join(f"{b['owner']}/{b['name']} ({b['game']}, bot {b['id']})" for b in found)
+        raise ApiError(f"{ref!r} names {len(found)} bots: {names}; give owner/name or the bot's id")
+    return found[0]
+
+
+def tournament_create(*, login: Login, spec: dict[str, Any]) -> dict[str, Any]:
+    """Create a round robin (``spec`` is the API's body, ``start`` included); its detail."""
+    return dict(call(login.server, "POST", "/api/tournaments/", token=login.token, data=spec))
+
+
+def tournament_get(*, login: Login, tournament_id: int) -> dict[str, Any]:
+    """A tournament's detail, with its progress."""
+    return dict(call(login.server, "GET", f"/api/tournaments/{tournament_id}/", token=login.token))
+
+
+def tournament_standings(*, login: Login, tournament_id: int) -> dict[str, Any]:
+    """A tournament's standings (one row per participant, best first)."""
+    return dict(call(login.server, "GET", f"/api/tournaments/{tournament_id}/standings/", token=login.token))
+
+
+def challenge_create(*, login: Login, spec: dict[str, Any]) -> dict[str, Any]:
+    """Ask for games between one of the author's bots and another bot; the challenge."""
+    return dict(call(login.server, "POST", "/api/challenges/", token=login.token, data=spec))
+
+
+def challenge_get(*, login: Login, challenge_id: int) -> dict[str, Any]:
+    """A challenge's detail: its progress, score and matches."""
+    return dict(call(login.server, "GET", f"/api/challenges/{challenge_id}/", token=login.token))

@@ -15,6 +15,7 @@ import stat
 import subprocess
 import time
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -99,6 +100,28 @@ def build_run(directory: Path) -> str | None:
         tail = "\n".join(output.splitlines()[-15:])
         raise PackageError(f"the build failed (exit status {proc.returncode}):\n{tail}")
     return output
+
+
+def package_read(path: Path) -> tuple[str, bytes]:
+    """What goes up for a bot path: a folder as a zip archive, a single file (``.py``, an archive) as it is."""
+    path = Path(path)
+    if path.is_file():
+        return path.name, path.read_bytes()
+    return package_directory(path)
+
+
+def bot_prepare(path: Path, say: Callable[[str], None] = print) -> str | None:
+    """Get a bot path ready to play here: a folder whose bot.json names a build is built first.
+
+    Returns the game its bot.json names (None for a single file or a folder without one).
+    """
+    path = Path(path)
+    if not path.is_dir():
+        return None
+    output = build_run(path)
+    if output is not None:
+        say(f"build of {path.name}: ok" + (f"\n{output}" if output else ""))
+    return str(manifest_read(path).get("game") or "") or None
 
 
 def _members(directory: Path) -> list[Path]:

@@ -7,8 +7,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import engines
-
 STARTERS = Path(__file__).resolve().parent / "starters"
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -46,6 +44,8 @@ def starter_write(*, game: str, directory: Path, language: str) -> list[Path]:
 
     ValueError for an unknown game or language, or a folder that already holds files.
     """
+    import engines  # here, not at the top: `arbiter --help` needs no engine
+
     try:
         engines.get_engine(game)
     except engines.UnknownEngineError as exc:

@@ -12,6 +12,14 @@ if [ "$host" = "127.0.0.1" ] || [ "$host" = "localhost" ]; then
 else
     reach="from the network on ${host} -- with DEBUG on and the demo passwords below: trusted networks only"
 fi
+# DEMO_ROUND_ROBINS_STARTED: how many round robins `manage.py demo` started just now (scripts/start.sh).
+tournaments="http://localhost:${port}/api/tournaments/"
+case "${DEMO_ROUND_ROBINS_STARTED:-}" in
+    "") demo="The demo's round robins: ${tournaments}" ;;
+    0) demo="The demo's round robins were made by an earlier start; see them at ${tournaments}" ;;
+    1) demo="The demo's new round robin runs now; watch it at ${tournaments}" ;;
+    *) demo="The demo's ${DEMO_ROUND_ROBINS_STARTED} new round robins run now; watch them at ${tournaments}" ;;
+esac
 cat <<BANNER
 
   Arbiter is starting on http://localhost:${port}/, listening on ${host}:${port}
@@ -19,7 +27,7 @@ cat <<BANNER
     Pages:  http://localhost:${port}/games/       (leaderboards, tournaments, replays)
     API:    http://localhost:${port}/api/         (demo user: demo / demo)
     Admin:  http://localhost:${port}/admin/       (admin / admin)
-  The demo round robins run now; watch them at http://localhost:${port}/api/tournaments/
+  ${demo}
   The ladders rank the reference bots within a minute: http://localhost:${port}/games/gamesup/leaderboard/
   Ctrl-C stops the server and the worker.
 

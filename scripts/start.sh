@@ -29,7 +29,11 @@ mkdir -p var
 echo "==> migrating the database"
 .venv/bin/python manage.py migrate --noinput -v0
 echo "==> loading the demo (users, reference bots, round robins)"
-.venv/bin/python manage.py demo
+demo_said="$(.venv/bin/python manage.py demo)"
+echo "$demo_said"
+# The banner says what this start did: a warm start finds the demo's round robins made already.
+started="$(sed -nE 's/.* ([0-9]+) round robins? started.*/\1/p' <<<"$demo_said")"
+export DEMO_ROUND_ROBINS_STARTED="${started:-0}"
 
 echo "==> starting a Celery worker in the background, restarted if it exits (log: var/worker.log)"
 scripts/supervise.sh .venv/bin/celery -A workers.celery_app worker -B -s var/celerybeat-schedule -l info \
@@ -43,6 +47,7 @@ stop_worker() {
     fi
 }
 trap stop_worker EXIT
-trap 'exit 130' INT TERM
+# Ctrl-C is how a developer stops `make start`: a normal end, not a failure for make to report.
+trap 'exit 0' INT TERM
 
 scripts/start-server.sh

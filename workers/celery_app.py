@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from celery import Celery
-from celery.signals import worker_init
+from celery.signals import worker_init, worker_process_init
 from kombu.transport import redis as kombu_redis
 
 from workers import broker_files
@@ -91,6 +91,20 @@ def queue_depths(queues: Sequence[str], *, timeout_s: int = 2) -> dict[str, int]
             return depths
     except Exception:  # an unreachable broker: the caller decides what "unknown" means
         return None
+
+
+@worker_process_init.connect
+def _own_process_group(**_: Any) -> None:
+    """Each pool process leads a process group of its own, so that a signal to the worker's group
+    (Ctrl-C, ``kill -TERM -PGID``, a supervisor's stop) reaches the main process alone.
+
+    Otherwise the one SIGTERM killed pool processes at any point, one of them now and then
+    while it held the lock of the pool's shared task queue: its siblings then waited on that
+    lock for ever and the main process's warm shutdown with them.  The main process stops
+    its pool in order instead (running matches end first); a pool process whose main
+    process dies is killed by the kernel (Celery sets its parent-death signal).
+    """
+    os.setpgid(0, 0)
 
 
 @worker_init.connect

@@ -1,6 +1,7 @@
-"""Acceptance of the kit, per language: ``arbiter new``, ``check``, ``login``, ``upload`` to a live
-service (web server, PostgreSQL, Redis, a Celery worker, the real sandbox), then a round robin
-against the reference random bot, after which ``arbiter status`` shows the bot's rating.
+"""Acceptance of the kit, per language, with the ``arbiter`` command alone: ``new``, ``check``,
+``login``, ``upload`` to a live service (web server, PostgreSQL, Redis, a Celery worker, the real
+sandbox), ``tournament`` against another user's reference random bot, watched to its standings,
+after which ``status`` shows the bot's rating.
 """
 
 from __future__ import annotations
@@ -11,11 +12,9 @@ from pathlib import Path
 import pytest
 
 from kit import cli
-from kit.check import bot_check
 from kit.starter import LANGUAGES
 from tests.live import Api, random_bot
 from tests.live.fixtures import LiveFactory
-from tests.waiting import wait_for
 from workers.sandbox.limits import SandboxLimits
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=False)]
@@ -30,6 +29,12 @@ def service(live_processes_session: LiveFactory) -> Api:
     return live_processes_session(web="runserver", workers=1, concurrency=2, tag="kit").api()
 
 
+def _account(service: Api, command: str, user: str, password: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``arbiter signup`` or ``arbiter login``, the password on stdin."""
+    monkeypatch.setattr("sys.stdin", io.StringIO(password + "\n"))
+    assert cli.main([command, "--server", service.base, "--username", user, "--password-stdin"]) == 0
+
+
 @pytest.mark.parametrize("language", sorted(LANGUAGES))
 def test_new_check_upload_rated(
     service: Api,
@@ -40,58 +45,52 @@ def test_new_check_upload_rated(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    for name, value in (("FIRST_UID", limits.first_uid), ("SLOTS", limits.slots), ("DIR", limits.runtime_dir)):
+        monkeypatch.setenv(f"ARBITER_SANDBOX_{name}", str(value))
     user, password = f"kit-{language}", "a-long-password"
-    service.post_json("/api/users/", {"username": user, "password": password})
+    _account(service, "signup", user, password, monkeypatch)
 
     bot = tmp_path / f"{language}-starter"
     assert cli.main(["new", GAME, str(bot), "--lang", language]) == 0
-    assert bot_check(directory=bot, games=1, limits=limits, say=lambda _: None).ok
+    assert cli.main(["check", str(bot), "--games", "1"]) == 0
+    assert "ready to upload" in capsys.readouterr().out
 
-    monkeypatch.setattr("sys.stdin", io.StringIO(password + "\n"))
-    assert cli.main(["login", "--server", service.base, "--username", user, "--password-stdin"]) == 0
     assert cli.main(["upload", str(bot)]) == 0
     out = capsys.readouterr().out
     assert f"uploaded {language}-starter ({GAME})" in out and "version 1" in out
-    # A second upload of the same folder is the bot's next version, not a second bot.
-    assert cli.main(["upload", str(bot), "--notes", "again"]) == 0
-    assert "version 2" in capsys.readouterr().out
+    # A second upload of the same folder is the bot's next version, not a second bot; --wait
+    # returns once the service has built it (a compiled starter goes up as sources).
+    assert cli.main(["upload", str(bot), "--notes", "again", "--wait"]) == 0
+    out = capsys.readouterr().out
+    assert "version 2" in out and "failed" not in out, out
 
-    # The opponent belongs to someone else: one owner's bots never rate each other.
+    # The opponent belongs to someone else (one owner's bots never rate each other), and is a
+    # single file, uploaded with the same command.
     rival = f"rival-{language}"
-    service.token = service.post_json("/api/users/", {"username": rival, "password": password})["token"]
-    opponent = service.upload_bot(GAME, f"random-for-{language}", "random_bot.py", random_bot())
+    _account(service, "signup", rival, password, monkeypatch)
+    opponent_file = tmp_path / f"random-for-{language}.py"
+    opponent_file.write_bytes(random_bot())
+    assert cli.main(["upload", str(opponent_file), "--game", GAME]) == 0
+    assert f"uploaded random-for-{language} ({GAME})" in capsys.readouterr().out
+    _account(service, "login", user, password, monkeypatch)
+
+    # The author names their own bot by name, the other by owner/name; the command plays the
+    # round robin to its end and prints the standings.
+    clocks = ["--move-ms", "1000", "--game-ms", "30000", "--startup-ms", "10000"]
+    command = ["tournament", f"{language}-starter", f"{rival}/random-for-{language}", "--games-per-pairing", "2"]
+    assert cli.main([*command, *clocks, "--timeout", str(WAIT_S)]) == 0
+    captured = capsys.readouterr()
+    assert "2/2" in captured.err, captured.err  # the progress bar reached the end
+    tournament_id = int(captured.out.split("tournament ", 1)[1].split(" ", 1)[0])
+    assert f"tournament {tournament_id}: finished" in captured.out, captured.out
+    assert f"{user}/{language}-starter v2" in captured.out and f"{rival}/random-for-{language} v1" in captured.out
     service.token = service.post_json("/api/auth/token/", {"username": user, "password": password})["token"]
-    mine = [b for b in service.get(f"/api/bots/?mine=true&game={GAME}")["results"]]
+    mine = service.get(f"/api/bots/?mine=true&game={GAME}")["results"]
     assert [b["name"] for b in mine] == [f"{language}-starter"]
-    # A compiled starter went up as sources: the service builds each version before it plays.
-    versions = wait_for(
-        lambda: (v := service.get(f"/api/bots/{mine[0]['id']}/")["versions"])[-1]["state"] != "building" and v,
-        WAIT_S,
-        "the newest version's build to end",
-        every=0.5,
-    )
-    assert [v["state"] for v in versions] == ["ready", "ready"], versions
-    tournament = service.post_json(
-        "/api/tournaments/",
-        {
-            "game": GAME,
-            "name": f"kit {language}",
-            "participants": [mine[0]["id"], opponent["id"]],
-            "format": "double",
-            "games_per_pairing": 1,
-            "move_ms": 1000,
-            "game_ms": 30000,
-            "startup_ms": 10000,
-            "start": True,
-        },
-    )
-    tournament = service.wait_tournament(tournament["id"], WAIT_S)
-    assert tournament["status"] == "finished", tournament
     detail = service.get(f"/api/bots/{mine[0]['id']}/")
     assert [(r["version"], r["games"]) for r in detail["ratings"]] == [(2, 2)], detail["ratings"]
-    matches = service.all_pages(f"/api/matches/?tournament={tournament['id']}")
     # The starter played by the rules in every match: no seat forfeited.
-    for match in matches:
+    for match in service.all_pages(f"/api/matches/?tournament={tournament_id}"):
         seats = service.get(f"/api/matches/{match['id']}/")["players"]
         assert all(p["status"] == "ok" for p in seats), seats
 
@@ -99,3 +98,10 @@ def test_new_check_upload_rated(
     out = capsys.readouterr().out
     assert f"{language}-starter ({GAME}, bot {mine[0]['id']}, version 2, active)" in out
     assert "Elo" in out and "after 2 games" in out
+
+    if language != "python":
+        return  # one language is enough for the challenge: the command does not depend on it
+    command = ["challenge", f"{language}-starter", f"{rival}/random-for-{language}", "--games", "2"]
+    assert cli.main([*command, *clocks, "--timeout", str(WAIT_S)]) == 0
+    out = capsys.readouterr().out
+    assert f"{language}-starter vs {rival}/random-for-{language}: +" in out and "of 2 points" in out, out

@@ -33,7 +33,7 @@ from typing import Any
 
 from workers.match import Clock, SeatStatus
 from workers.referee.clock import BotClock
-from workers.referee.text import clean_text, parse_line, short_text
+from workers.referee.text import answer_fault, clean_text, parse_line, quoted, short_text
 from workers.sandbox.limits import SandboxLimits
 from workers.sandbox.process import BotProcess
 from workers.sandbox.start import ExternalKillError, ExternalStopError
@@ -194,7 +194,12 @@ class Conversation:
         elif c.out_total > self.output_limit:
             self._note_fault(c, SeatStatus.OUTPUT_LIMIT, f"more than {self.output_limit} bytes of output in the match")
         elif c.lines and not c.expecting:
-            self._note_fault(c, SeatStatus.PROTOCOL_ERROR, "wrote a line when no answer was expected")
+            self._unasked(c)
+
+    def _unasked(self, c: BotPipes) -> None:
+        """The fault of a bot that wrote when no answer was due, naming the line (when one is at hand)."""
+        line = f": {quoted(c.lines[0])}" if c.lines else ""
+        self._note_fault(c, SeatStatus.PROTOCOL_ERROR, f"wrote a line when no answer was due{line}")
 
     def _note_fault(self, c: BotPipes, status: SeatStatus, detail: str) -> None:
         if c.fault is None:
@@ -285,14 +290,24 @@ class Conversation:
 
     # -- the protocol ---------------------------------------------------------
 
-    def take_answer(self, c: BotPipes) -> bytes | None:
+    def take_answer(self, c: BotPipes, asked: str) -> bytes | None:
+        """The one line that answers ``asked`` (``start``, ``its turn``), or None when none came yet.
+
+        SeatFault when more than one line came, naming what the bot actually did: a first line
+        that is no answer (debug output on stdout, usually), else a second line.
+        """
+        if not c.lines:
+            return None
+        line = c.lines.popleft()
+        c.expecting = False
         if c.lines:
-            line = c.lines.popleft()
-            c.expecting = False
-            if c.lines:
-                raise SeatFault(c.seat, SeatStatus.PROTOCOL_ERROR, "sent more than one answer")
-            return line
-        return None
+            wrong = answer_fault(line, parse_line(line), start=asked == "start")
+            if wrong:
+                detail = f"its first line in answer to {asked} {wrong}"
+            else:
+                detail = f"it wrote a second line in answer to {asked}: {quoted(c.lines[0])}"
+            raise SeatFault(c.seat, SeatStatus.PROTOCOL_ERROR, detail)
+        return line
 
     def startup(self, start_messages: list[dict[str, Any]]) -> list[SeatFault]:
         """Send ``start`` to every bot and wait for every ``ready``; returns every seat's fault.
@@ -317,14 +332,15 @@ class Conversation:
         faults = []
         for c, k in zip(self.conns, clocks, strict=True):
             try:
-                line = self.take_answer(c)
+                line = self.take_answer(c, "start")
                 if c.fault is not None:
                     raise SeatFault(c.seat, *self.classify(c))
                 if line is None:
                     raise SeatFault(c.seat, SeatStatus.STARTUP_TIMEOUT, k.describe(startup_ms))
                 ready = parse_line(line)
-                if ready is None or ready.get("type") != "ready":
-                    raise SeatFault(c.seat, SeatStatus.PROTOCOL_ERROR, 'the answer to start was not {"type": "ready"}')
+                wrong = answer_fault(line, ready, start=True)
+                if ready is None or wrong:
+                    raise SeatFault(c.seat, SeatStatus.PROTOCOL_ERROR, f"its answer to start {wrong}")
                 self.ready_info[c.seat] = (short_text(ready.get("name")), short_text(ready.get("version")))
             except SeatFault as fault:
                 faults.append(fault)
@@ -342,7 +358,7 @@ class Conversation:
         # Output that arrived unasked since the last answer must not pass for this turn's answer.
         self._read(c, "out")
         if c.lines or c.fault:
-            self._note_fault(c, SeatStatus.PROTOCOL_ERROR, "wrote a line when no answer was expected")
+            self._unasked(c)
             raise SeatFault(c.seat, *self.classify(c))
         clock = self._clock(c, budget_ms, wall_ms)
         c.expecting = True
@@ -354,16 +370,15 @@ class Conversation:
         for other in self.conns:
             if other.fault is not None:
                 raise SeatFault(other.seat, *self.classify(other))
-        line = self.take_answer(c)
+        line = self.take_answer(c, "its turn")
         if line is None or clock.out():
             self._crash_behind_timeout(c)
             raise SeatFault(c.seat, SeatStatus.TIMEOUT, clock.describe(budget_ms))
         answer = parse_line(line)
-        move = answer.get("move") if answer is not None else None
-        if not isinstance(move, str):
-            detail = 'the answer was not one JSON object with a string "move"'
-            raise SeatFault(c.seat, SeatStatus.PROTOCOL_ERROR, detail)
-        return move, clock.charged_ms, clock.wall_ms
+        wrong = answer_fault(line, answer, start=False)
+        if answer is None or wrong:
+            raise SeatFault(c.seat, SeatStatus.PROTOCOL_ERROR, f"its answer {wrong}")
+        return answer["move"], clock.charged_ms, clock.wall_ms
 
     def _clock(self, c: BotPipes, budget_ms: int, wall_ms: int) -> BotClock:
         """A clock for ``c``'s next stretch, blind to the time its bot could not run (``workers.referee.clock``)."""

@@ -17,16 +17,22 @@ import json
 import math
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import engines
 from workers.match import Clock, MatchRecord, MatchSpec, SeatStatus
 from workers.packages.archive import PackageError, program_from_directory, unpack_package
-from workers.referee.conversation import clean_text
 from workers.referee.play import play_match
+from workers.referee.text import clean_text, plural, progress
 from workers.sandbox.limits import SandboxLimits
-from workers.sandbox.start import BotProgram, InfrastructureError
+from workers.sandbox.start import (
+    BotProgram,
+    ExternalKillError,
+    InfrastructureError,
+    SandboxUnavailableError,
+    SlotRangeConflictError,
+)
 
 
 def load_bot(path: Path, scratch: Path) -> BotProgram:
@@ -92,19 +98,13 @@ def points_for_first(record: MatchRecord, order: list[int]) -> float:
     return 1.0 if first < second else 0.5 if first == second else 0.0
 
 
-def progress(done: int, total: int, width: int = 30) -> None:
-    filled = width * done // total
-    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
-    sys.stderr.flush()
-
-
 def _fmt_elo(x: float) -> str:
     return f"{x + 0.0:+.0f}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
 
 
 def _parser(prog: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
-    parser.add_argument("--game", required=True, help="game id, e.g. gamesup")
+    parser.add_argument("--game", help='game id, e.g. gamesup (default: "game" in the bots\' bot.json)')
     parser.add_argument("bots", nargs=2, type=Path, metavar="BOT", help=".py file, .zip/.tar.gz package or directory")
     parser.add_argument("--games", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1, help="seed of the first game; game i uses seed+i")
@@ -161,17 +161,42 @@ def _report_total(points: list[float], names: list[str], statuses: dict[str, int
         f"Elo {_fmt_elo(stats['elo'])} (95%: {_fmt_elo(stats['elo_low'])} .. {_fmt_elo(stats['elo_high'])})"
     )
     for key, count in sorted(statuses.items()):
-        print(f"forfeits: {key} x{count}")
+        print(f"forfeits: {key} in {plural(count, 'game')}")
 
 
-def main(argv: Sequence[str] | None = None, prog: str = "python -m workers.referee.local") -> int:
-    """Run the command line; returns the process exit status."""
-    parser = _parser(prog)
-    args = parser.parse_args(argv)
+# Prepares a bot path before play (the kit builds a folder whose bot.json names a build);
+# returns the game the bot says it plays, or None.
+Prepare = Callable[[Path], str | None]
+
+
+def _game_named(args: argparse.Namespace, parser: argparse.ArgumentParser, prepare: Prepare | None) -> str:
+    """The game: ``--game``, else the one game the bots' bot.json files name (each bot prepared first)."""
+    named = set()
+    for path in args.bots:
+        try:
+            game = prepare(path) if prepare else None
+        except PackageError as exc:
+            parser.exit(2, f"error: {path}: {exc}\n")
+        if game:
+            named.add(game)
+    if args.game:
+        return str(args.game)
+    if len(named) > 1:
+        parser.error(f"the bots name different games ({', '.join(sorted(named))}): give --game")
+    if not named:
+        parser.error('which game? give --game, or "game" in bot.json')
+    return named.pop()
+
+
+def _match_setup(
+    args: argparse.Namespace, parser: argparse.ArgumentParser, prepare: Prepare | None
+) -> tuple[str, int, dict[str, object]]:
+    """The game, its seat count and its options, checked against the engine (else the usage error)."""
     if args.games < 1:
         parser.error("--games must be at least 1")
+    game = _game_named(args, parser, prepare)
     try:
-        engine = engines.get_engine(args.game)
+        engine = engines.get_engine(game)
     except engines.UnknownEngineError as exc:
         parser.error(str(exc))
     seats = args.seats or engine.default_seats()
@@ -180,6 +205,26 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m workers.refer
         engine.validate_options(options, seats)
     except engines.InvalidOptionsError as exc:
         parser.error(str(exc))
+    return game, seats, options
+
+
+def infrastructure_report(exc: InfrastructureError) -> None:
+    """The machine's failure on stderr, with the hint that fits it (never bubblewrap's when it ran)."""
+    print(f"error: {exc}", file=sys.stderr)
+    if isinstance(exc, ExternalKillError):
+        note = "note: something outside the sandbox killed or stopped a bot; the game says nothing about the bots"
+        print(note, file=sys.stderr)
+    elif isinstance(exc, SandboxUnavailableError) and not isinstance(exc, SlotRangeConflictError):
+        print("hint: install bubblewrap, or pass --allow-unsandboxed to run bots unprotected", file=sys.stderr)
+
+
+def main(
+    argv: Sequence[str] | None = None, prog: str = "python -m workers.referee.local", prepare: Prepare | None = None
+) -> int:
+    """Run the command line; returns the process exit status."""
+    parser = _parser(prog)
+    args = parser.parse_args(argv)
+    game, seats, options = _match_setup(args, parser, prepare)
     limits = SandboxLimits.from_env()
     if args.allow_unsandboxed:
         limits = dataclasses.replace(limits, allow_unsandboxed=True)
@@ -198,14 +243,13 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m workers.refer
         for i in range(args.games):
             order, seed = seat_order(i, seats), args.seed + i
             spec = MatchSpec(
-                match_id=f"local-{seed}", engine_id=args.game, options=options, seed=seed, seats=seats, clock=clock
+                match_id=f"local-{seed}", engine_id=game, options=options, seed=seed, seats=seats, clock=clock
             )
             try:
                 record = play_match(spec, [programs[b] for b in order], limits=limits)
             except InfrastructureError as exc:
-                sys.stderr.write("\n")
-                print(f"error: {exc}", file=sys.stderr)
-                print("hint: install bubblewrap, or pass --allow-unsandboxed to run bots unprotected", file=sys.stderr)
+                sys.stderr.write("\n" if args.games > 1 else "")
+                infrastructure_report(exc)
                 return 3
             if args.games > 1:
                 sys.stderr.write("\r\033[K")

@@ -34,6 +34,7 @@ from tournaments.competitions.services.ladders import ladder_save
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 from tournaments.games.services import game_sync
 from workers.match import Clock
+from workers.referee.text import plural
 
 DEMO_PLY_CAP = 150
 DEMO_CLOCK = Clock(move_ms=1000, game_ms=30000, startup_ms=5000)
@@ -149,7 +150,7 @@ class Command(BaseCommand):
                 started += 1
         self.stdout.write(
             f"demo ready: users demo/demo and admin/admin (a new API token for demo: {token_key}); "
-            f"{started} round robin(s) started, {ladders} ladder(s) added"
+            f"{plural(started, 'round robin')} started, {plural(ladders, 'ladder')} added"
         )
 
     def _house_user(self, name: str) -> Any:

@@ -1,0 +1,182 @@
+"""``arbiter tournament`` and ``arbiter challenge``: games on the server among chosen bots, watched to the end.
+
+Bots are named as an author would: a bot's id, ``owner/name`` (anyone's public bot),
+or a bare name (your own bot of that name, else the one public bot so named).
+Watching polls the server about once a second, draws a progress bar on stderr and
+prints the standings (a tournament) or the score (a challenge) once every game is
+over; Ctrl-C stops the watching, never the games.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from kit import client
+from workers.referee.text import plural, progress
+
+POLL_S = 1.0
+_OVER = ("finished", "errored", "cancelled")  # the progress counts of games that will not be played again
+
+
+def _game_of(bots: list[dict[str, Any]], game: str | None) -> str:
+    """The one game the named bots play (``--game`` when given); ApiError when they differ."""
+    games = {str(b["game"]) for b in bots}
+    if game and games - {game}:
+        raise client.ApiError(f"not every bot plays {game}: " + ", ".join(f"{b['name']} ({b['game']})" for b in bots))
+    if len(games) > 1:
+        raise client.ApiError("the bots play different games: " + ", ".join(f"{b['name']} ({b['game']})" for b in bots))
+    return game or games.pop()
+
+
+def _clocks(args: argparse.Namespace) -> dict[str, int]:
+    """The clocks given on the command line (the others are the server's defaults)."""
+    return {k: getattr(args, k) for k in ("move_ms", "game_ms", "startup_ms") if getattr(args, k) is not None}
+
+
+def _watch(
+    fetch: Callable[[], dict[str, Any]], *, total: Callable[[dict[str, Any]], int], timeout: float | None
+) -> dict[str, Any] | None:
+    """Poll ``fetch`` until no game is left to play, drawing the progress; the last answer, or None on timeout."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        state = fetch()
+        counts = state.get("progress") or {}
+        done = sum(int(counts.get(k, 0)) for k in _OVER)
+        progress(done, total(state), note=f"{counts.get('running', 0)} running" if counts.get("running") else "")
+        if state["status"] in ("finished", "cancelled"):
+            sys.stderr.write("\n")
+            return state
+        if deadline is not None and time.monotonic() >= deadline:
+            sys.stderr.write("\n")
+            return None
+        time.sleep(POLL_S)
+
+
+def _standings_show(table: dict[str, Any]) -> None:
+    """The standings as a table: place, bot, games, wins/draws/losses, points and the pool's Elo."""
+    rows = table["standings"]
+    width = max([len("bot"), *(len(f"{r['owner']}/{r['bot_name']} v{r['version']}") for r in rows)])
+    print(f"{'#':>2}  {'bot':<{width}}  games     +    =    -  points     Elo")
+    for r in rows:
+        name = f"{r['owner']}/{r['bot_name']} v{r['version']}"
+        elo = f"{r['elo']:7.0f}" if r.get("elo") is not None else "      -"
+        print(
+            f"{r['place']:>2}  {name:<{width}}  {r['games']:>5}  {r['wins']:>4} {r['draws']:>4} {r['losses']:>4}"
+            f"  {r['points']:>6g} {elo}"
+        )
+        for status, count in (r.get("forfeits") or {}).items():
+            print(f"    {' ' * width}forfeited {plural(int(count), 'game')}: {status}")
+
+
+def tournament_run(args: argparse.Namespace) -> int:
+    """``arbiter tournament``: create and start a round robin among the named bots (or show one), then watch it."""
+    login = client.login_load()
+    if args.show is not None:
+        tournament = client.tournament_get(login=login, tournament_id=args.show)
+    else:
+        if len(args.bots) < 2:
+            raise client.ApiError("a tournament needs at least two bots")
+        bots = [client.bot_resolve(login=login, ref=ref, game=args.game) for ref in args.bots]
+        game = _game_of(bots, args.game)
+        spec: dict[str, Any] = {
+            "game": game,
+            "name": args.name or " vs ".join(b["name"] for b in bots)[:200],
+            "participants": [b["id"] for b in bots],
+            "format": args.format,
+            "games_per_pairing": args.games_per_pairing,
+            "rated": not args.unrated,
+            "start": True,
+            **_clocks(args),
+        }
+        tournament = client.tournament_create(login=login, spec=spec)
+        print(f"tournament {tournament['id']} ({game}): {plural(len(bots), 'bot')}, started")
+    print(f"see it at {login.server.rstrip('/')}/tournaments/{tournament['id']}/")
+    if args.no_watch:
+        return 0
+    tid = int(tournament["id"])
+    try:
+        ended = _watch(
+            lambda: client.tournament_get(login=login, tournament_id=tid),
+            total=lambda t: int(t["progress"]["total"]),
+            timeout=args.timeout,
+        )
+    except KeyboardInterrupt:
+        ended = None
+    if ended is None:
+        print(f"still running; `arbiter tournament --show {tid}` watches it again")
+        return 0
+    print(f"tournament {tid}: {ended['status']}")
+    _standings_show(client.tournament_standings(login=login, tournament_id=tid))
+    return 0
+
+
+def challenge_run(args: argparse.Namespace) -> int:
+    """``arbiter challenge``: games between your bot and another (or show a challenge), then the score."""
+    login = client.login_load()
+    if args.show is not None:
+        challenge = client.challenge_get(login=login, challenge_id=args.show)
+    else:
+        if not args.bot or not args.opponent:
+            raise client.ApiError("name your bot and its opponent (or give --show ID)")
+        mine = client.bot_resolve(login=login, ref=args.bot)
+        other = client.bot_resolve(login=login, ref=args.opponent, game=str(mine["game"]))
+        spec = {"bot": mine["id"], "opponent": other["id"], "games": args.games, **_clocks(args)}
+        challenge = client.challenge_create(login=login, spec=spec)
+        print(
+            f"challenge {challenge['id']} ({challenge['game']}): {mine['name']} vs "
+            f"{other['owner']}/{other['name']}, {plural(int(challenge['games']), 'game')}"
+        )
+    if args.no_watch:
+        return 0
+    cid = int(challenge["id"])
+    try:
+        ended = _watch(
+            lambda: client.challenge_get(login=login, challenge_id=cid),
+            total=lambda c: int(c["games"]),
+            timeout=args.timeout,
+        )
+    except KeyboardInterrupt:
+        ended = None
+    if ended is None:
+        print(f"still running; `arbiter challenge --show {cid}` watches it again")
+        return 0
+    score = ended["score"]
+    played = score["wins"] + score["draws"] + score["losses"]
+    print(
+        f"{ended['bot']['bot_name']} vs {ended['opponent']['owner']}/{ended['opponent']['bot_name']}: "
+        f"+{score['wins']} ={score['draws']} -{score['losses']}, {score['points']:g} of {plural(played, 'point')}"
+    )
+    return 0
+
+
+def _watching(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--show", type=int, metavar="ID", help="watch one you made before instead of making one")
+    parser.add_argument("--no-watch", action="store_true", help="start it and return at once")
+    parser.add_argument("--timeout", type=float, help="stop watching after this many seconds (the games go on)")
+    for name in ("move-ms", "game-ms", "startup-ms"):
+        parser.add_argument(f"--{name}", type=int, help="the clock (default: the server's)")
+
+
+def parsers_add(sub: Any) -> None:
+    """Add the ``tournament`` and ``challenge`` commands to ``arbiter``'s sub-parsers."""
+    tournament = sub.add_parser(
+        "tournament", help="a round robin on the server among chosen bots (yours and others' public ones), watched"
+    )
+    tournament.add_argument("bots", nargs="*", metavar="BOT", help="a bot's id, owner/name, or the name of your bot")
+    tournament.add_argument("--game", help="game id (default: the bots' game)")
+    tournament.add_argument("--name", help="the tournament's name (default: the bots' names)")
+    tournament.add_argument("--format", choices=("single", "double"), default="single", help="default single")
+    tournament.add_argument("--games-per-pairing", type=int, default=2, help="default 2")
+    tournament.add_argument("--unrated", action="store_true", help="leave the ratings alone")
+    _watching(tournament)
+    tournament.set_defaults(run=tournament_run)
+    challenge = sub.add_parser("challenge", help="games between your bot and any public bot, watched")
+    challenge.add_argument("bot", nargs="?", help="your bot: its id or name")
+    challenge.add_argument("opponent", nargs="?", help="the other bot: its id, owner/name or name")
+    challenge.add_argument("--games", type=int, default=2, help="default 2 (the bots change seats every game)")
+    _watching(challenge)
+    challenge.set_defaults(run=challenge_run)
