@@ -51,7 +51,8 @@ from bench.floor import floor_chunk
 from kit import REFERENCE_BOTS
 from tests.live import ProcessSet
 from tests.live.services import queue_purge
-from workers.match import Clock
+from workers.match import Clock, Termination
+from workers.packages.cache import cache_key
 
 TARGET_RATIO = 0.9
 TARGET_FLOOR_RATIO = 0.85
@@ -139,7 +140,9 @@ def _referee_chunk(job: tuple[str, list[str], list[tuple[str, int]]]) -> float:
     start = time.perf_counter()
     for match_id, seed in matches:
         spec = MatchSpec(match_id=match_id, engine_id="gamesup", options={}, seed=seed, seats=2, clock=CLOCK)
-        play_match(spec, [bot, bot])
+        record = play_match(spec, [bot, bot])
+        # A forfeit (a bot that could not start) would be a fast, meaningless baseline.
+        assert record.termination == Termination.RULES, record.reason
     return time.perf_counter() - start
 
 
@@ -152,9 +155,13 @@ def _matches_of(tournament: Any) -> tuple[str, list[str], list[tuple[str, int]]]
     seat = (
         MatchSeat.objects.filter(match__tournament=tournament).select_related("bot_version").get(match__index=0, seat=0)
     )
-    directory = str(settings.ARBITER_PACKAGE_CACHE / seat.bot_version.checksum)
+    version = seat.bot_version
+    # The worker's own cache entry: the bot exactly as the service's matches ran it.
+    directory = str(settings.ARBITER_PACKAGE_CACHE / cache_key(version.checksum, version.command))
+    if not Path(directory, version.command[-1]).is_file():
+        raise SystemExit(f"the worker's unpacked bot is not at {directory}")
     pairs = [(str(i), s) for i, s in tournament.matches.order_by("index").values_list("id", "seed")]
-    return directory, list(seat.bot_version.command), pairs
+    return directory, list(version.command), pairs
 
 
 def _in_parallel(processes: int, function: Any, jobs: list[Any]) -> float:

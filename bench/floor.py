@@ -17,6 +17,7 @@ from typing import IO, Any
 
 import engines
 from workers.match import Clock
+from workers.sandbox.launcher import bot_env
 
 
 def _send(pipe: IO[bytes], message: dict[str, Any]) -> None:
@@ -37,7 +38,9 @@ def floor_match(command: list[str], cwd: Path, engine_id: str, match_id: str, se
     options = engine.validate_options({}, 2)
     teams = engine.teams(2, options)
     state = engine.new_state(options, seed=seed, seats=2)
-    bots = [subprocess.Popen(command, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE) for _ in range(2)]
+    # The environment a bot gets (the distribution's python3 first), nothing of the sandbox.
+    env = bot_env(sandboxed=False)
+    bots = [subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE) for _ in "ab"]
     try:
         for seat, bot in enumerate(bots):
             _ask(bot, {"type": "start", "protocol": 1, "match": match_id, "game": engine_id, "options": options,
