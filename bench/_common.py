@@ -18,8 +18,11 @@ benchmark runs in its own process (``bench.run_all`` starts them one by one).
 from __future__ import annotations
 
 import os
+import signal
 import statistics
+import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -113,6 +116,59 @@ def database_create(name: str) -> str:
 
 def database_drop(name: str) -> None:
     _services.database_drop(server_url(), name)
+
+
+# The guardian: waits for its parent's end (the end of its stdin), then kills every process that
+# carries the run's mark in its environment and drops the run's database.
+_GUARDIAN = """
+import os, signal, sys, time
+mark, server, database = sys.argv[1:4]
+sys.stdin.buffer.read()
+me = os.getpid()
+for _ in range(3):
+    found = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                if mark.encode() not in f.read().split(b"\\0") or int(pid) == me:
+                    continue
+            os.kill(int(pid), signal.SIGKILL)
+            found += 1
+        except OSError:
+            pass
+    if not found:
+        break
+    time.sleep(0.5)
+if database:
+    from tests.live import services
+    services.database_drop(server, database)
+"""
+
+
+def guard_run(database: str | None) -> subprocess.Popen[bytes]:
+    """Make sure nothing of this run outlives it, however it ends (SIGKILL included).
+
+    Marks this process's environment (inherited by every process it starts: web servers,
+    Celery workers and their pools, baseline processes) and starts a guardian process that,
+    once this one is gone, kills every process with the mark and drops ``database`` (None:
+    keep it).  SIGTERM and SIGHUP become SystemExit here, so the ordinary clean-up runs first.
+    """
+    mark = f"ARBITER_BENCH_RUN={os.getpid()}-{time.time_ns()}"
+    os.environ["ARBITER_BENCH_RUN"] = mark.partition("=")[2]
+    guardian = subprocess.Popen(
+        [PYTHON, "-c", _GUARDIAN, mark, server_url(), database or ""],
+        stdin=subprocess.PIPE,
+        cwd=ROOT,
+        start_new_session=True,  # not in our process group: a Ctrl-C or a killpg of ours spares it
+        env={k: v for k, v in os.environ.items() if k != "ARBITER_BENCH_RUN"},
+    )
+
+    def _exit(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _exit)
+    return guardian
 
 
 def process_set(tmp: Path, database: str) -> ProcessSet:

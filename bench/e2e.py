@@ -1,22 +1,34 @@
-"""Matches per second through the whole service, against the referee alone on the same matches.
+"""Matches per second through the whole service, against the referee alone and the floor, interleaved.
 
 In a throwaway PostgreSQL database with a private Redis queue: one Celery
-worker (a live process set, ``tests.live``) with ``--workers`` processes (prefork), two bots with the reference
-random bot, and a double round robin of ``--matches`` identical short
-gamesup matches.  Timed from ``tournament_start`` (schedule, enqueue) until
-the last match is recorded with its rating changes.  A short warm-up
+worker (a live process set, ``tests.live``) with ``--workers`` processes
+(prefork); two users, each with a bot running the reference random bot, and
+a double round robin of ``--matches`` short gamesup matches between them in
+the first user's tournament: rated matches (the run checks that every one
+changed both ratings).  Timed from ``tournament_start`` (schedule, enqueue)
+until the last match is recorded with its rating changes.  A short warm-up
 tournament first unpacks the package and opens every connection.
 
-Baseline, in the same run: the referee alone (``play_match``, same seeds,
-same match ids, so the very same moves) in a loop, as many processes in
-parallel as the service has worker processes.  The ratio of the two rates
-is what the service keeps of the referee's speed (target >= 0.9).
+Two baselines on the same matches (same seeds, same match ids, so the very
+same moves), as many processes in parallel as the service has worker
+processes: the referee alone (``play_match``), and the floor
+(``bench.floor``: bare ``python3`` bots and a minimal referee, the same
+engine).  ``--rounds`` rounds (3), each a fresh tournament followed by both
+baselines on its matches, the order rotated from round to round so that a
+change of the machine's load weighs on all three alike; the ratios are
+shown as min, median and max over the rounds.  Targets: service >= 0.9 of
+the referee alone, referee alone >= 0.85 of the floor.
+
+It waits as long as the matches take (it prints how far they got while it
+waits).  However it ends, even killed, nothing of it is left: a guardian
+process kills every process it started and drops its database
+(``bench._common.guard_run``).
 
 With ``--profile``, the workers are stopped and a few more matches are run
 through the task function in this process under cProfile, to show where a
 match's time goes outside the referee.
 
-    python -m bench.e2e [--matches 200] [--workers 2] [--profile] [--keep]
+    python -m bench.e2e [--matches 200] [--workers 2] [--rounds 3] [--profile] [--keep]
 """
 
 from __future__ import annotations
@@ -27,6 +39,7 @@ import io
 import multiprocessing
 import os
 import pstats
+import statistics
 import sys
 import tempfile
 import time
@@ -34,13 +47,16 @@ from pathlib import Path
 from typing import Any
 
 from bench import _common
+from bench.floor import floor_chunk
 from kit import REFERENCE_BOTS
 from tests.live import ProcessSet
 from tests.live.services import queue_purge
-from workers.match import Clock
+from workers.match import Clock, Termination
+from workers.packages.cache import cache_key
 
 TARGET_RATIO = 0.9
-WAIT_S = 300.0
+TARGET_FLOOR_RATIO = 0.85
+PROGRESS_S = 30.0
 CLOCK = Clock(move_ms=1000, game_ms=60_000, startup_ms=10_000)
 
 
@@ -62,20 +78,31 @@ def _tournament(owner: Any, bot_ids: list[int], matches: int) -> Any:
 
 
 def _wait_done(tournament_id: int, log: Path) -> None:
+    """Wait until the tournament is over, however long it takes; say how far it got now and then."""
     from tournaments.competitions.models import Tournament
     from tournaments.matches.models import Match
 
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
-        status = Tournament.objects.values_list("status", flat=True).get(pk=tournament_id)
-        if status != Tournament.Status.RUNNING:
-            break
+    told = time.monotonic()
+    while Tournament.objects.values_list("status", flat=True).get(pk=tournament_id) == Tournament.Status.RUNNING:
+        if time.monotonic() - told >= PROGRESS_S:
+            told = time.monotonic()
+            done = Match.objects.filter(tournament_id=tournament_id, status=Match.Status.FINISHED).count()
+            print(f"  ... tournament {tournament_id}: {done} matches recorded so far (worker log: {log})", flush=True)
         time.sleep(0.05)
-    else:
-        raise SystemExit(f"tournament {tournament_id} did not finish in {WAIT_S:.0f} s; see {log}")
     bad = Match.objects.filter(tournament_id=tournament_id).exclude(status=Match.Status.FINISHED).count()
     if bad:
-        raise SystemExit(f"{bad} matches of tournament {tournament_id} did not finish; see {log}")
+        print(f"  warning: {bad} matches of tournament {tournament_id} did not finish; see {log}", flush=True)
+
+
+def _check_rated(tournament: Any) -> None:
+    """Every finished match of the tournament changed both bots' ratings: the rated path was measured."""
+    from tournaments.matches.models import Match
+    from tournaments.ratings.models import RatingChange
+
+    finished = tournament.matches.filter(status=Match.Status.FINISHED).count()
+    changes = RatingChange.objects.filter(match__tournament=tournament).count()
+    if changes != 2 * finished:
+        raise SystemExit(f"{changes} rating changes for {finished} matches: the matches were not all rated")
 
 
 def _run_tournament(owner: Any, bot_ids: list[int], matches: int, log: Path) -> tuple[float, Any]:
@@ -113,12 +140,14 @@ def _referee_chunk(job: tuple[str, list[str], list[tuple[str, int]]]) -> float:
     start = time.perf_counter()
     for match_id, seed in matches:
         spec = MatchSpec(match_id=match_id, engine_id="gamesup", options={}, seed=seed, seats=2, clock=CLOCK)
-        play_match(spec, [bot, bot])
+        record = play_match(spec, [bot, bot])
+        # A forfeit (a bot that could not start) would be a fast, meaningless baseline.
+        assert record.termination == Termination.RULES, record.reason
     return time.perf_counter() - start
 
 
-def referee_alone(tournament: Any, processes: int) -> float:
-    """Seconds for ``processes`` processes to play the tournament's matches with the referee only."""
+def _matches_of(tournament: Any) -> tuple[str, list[str], list[tuple[str, int]]]:
+    """(the bot's unpacked directory, its command, the (match id, seed) pairs) of a tournament."""
     from django.conf import settings
 
     from tournaments.matches.models import MatchSeat
@@ -126,16 +155,38 @@ def referee_alone(tournament: Any, processes: int) -> float:
     seat = (
         MatchSeat.objects.filter(match__tournament=tournament).select_related("bot_version").get(match__index=0, seat=0)
     )
-    directory = str(settings.ARBITER_PACKAGE_CACHE / seat.bot_version.checksum)
-    command = list(seat.bot_version.command)
-    # The options were validated into the match; gamesup's defaults are what the referee fills in too.
+    version = seat.bot_version
+    # The worker's own cache entry: the bot exactly as the service's matches ran it.
+    directory = str(settings.ARBITER_PACKAGE_CACHE / cache_key(version.checksum, version.command))
+    if not Path(directory, version.command[-1]).is_file():
+        raise SystemExit(f"the worker's unpacked bot is not at {directory}")
     pairs = [(str(i), s) for i, s in tournament.matches.order_by("index").values_list("id", "seed")]
-    chunks = [(directory, command, pairs[k::processes]) for k in range(processes)]
+    return directory, list(version.command), pairs
+
+
+def _in_parallel(processes: int, function: Any, jobs: list[Any]) -> float:
+    """Seconds for ``processes`` fresh processes to run ``function`` on ``jobs``, one job each."""
     with multiprocessing.get_context("spawn").Pool(processes) as pool:
         pool.map(_referee_warm, range(processes), chunksize=1)
         start = time.perf_counter()
-        pool.map(_referee_chunk, chunks, chunksize=1)
+        pool.map(function, jobs, chunksize=1)
         return time.perf_counter() - start
+
+
+def referee_alone(tournament: Any, processes: int) -> float:
+    """Seconds for ``processes`` processes to play the tournament's matches with the referee only."""
+    directory, command, pairs = _matches_of(tournament)
+    # The options were validated into the match; gamesup's defaults are what the referee fills in too.
+    return _in_parallel(
+        processes, _referee_chunk, [(directory, command, pairs[k::processes]) for k in range(processes)]
+    )
+
+
+def floor_alone(tournament: Any, processes: int) -> float:
+    """Seconds for ``processes`` processes to play the tournament's matches with bare bots (``bench.floor``)."""
+    directory, command, pairs = _matches_of(tournament)
+    jobs = [(directory, command, "gamesup", pairs[k::processes], CLOCK) for k in range(processes)]
+    return _in_parallel(processes, floor_chunk, jobs)
 
 
 # -- where the time goes ---------------------------------------------------------------
@@ -179,66 +230,121 @@ def _profile_tasks(owner: Any, bot_ids: list[int], matches: int, queue: str) -> 
     return "\n".join(lines)
 
 
-def _measure(procs: ProcessSet, workers: int, matches: int, profile: bool) -> tuple[float, float, str]:
-    """(service seconds, referee-alone seconds, profile) in Django set up on the set's database."""
-    _common.django_setup(procs.env(), migrate=True)
+def _owners_and_bots() -> tuple[Any, list[int]]:
+    """Two users with a random bot each: the first organises, both bots play (rated: two owners)."""
     from django.contrib.auth import get_user_model
-    from django.db import connection
 
     from tournaments.bots.services import bot_create
 
-    owner = get_user_model().objects.create_user(username="bench", password="bench-pw")
     package = (REFERENCE_BOTS / "random_bot.py").read_bytes()
+    users = [get_user_model().objects.create_user(username=f"bench-{n}", password="bench-pw") for n in "ab"]
     bot_ids = [
-        bot_create(owner=owner, game_id="gamesup", name=n, package=package, filename="random_bot.py").bot_id
-        for n in ("random-a", "random-b")
+        bot_create(owner=user, game_id="gamesup", name=f"random-{n}", package=package, filename="random_bot.py").bot_id
+        for user, n in zip(users, "ab", strict=True)
     ]
+    return users[0], bot_ids
+
+
+def _measure(procs: ProcessSet, workers: int, matches: int, rounds: int) -> list[dict[str, float]]:
+    """Seconds per round for the service, the referee alone and the floor, each round on one tournament."""
+    _common.django_setup(procs.env(), migrate=True)
+    owner, bot_ids = _owners_and_bots()
     log = procs.worker("bench", concurrency=workers).log_path
     procs.wait_ready()
     _run_tournament(owner, bot_ids, 2 * workers, log)  # warm-up
-    service_s, tournament = _run_tournament(owner, bot_ids, matches, log)
-    referee_s = referee_alone(tournament, workers)
-    report = ""
-    if profile:
-        procs.stop("bench")
-        report = _profile_tasks(owner, bot_ids, 20, procs.queue)
-    connection.close()
-    return service_s, referee_s, report
+    results: list[dict[str, float]] = []
+    for r in range(rounds):
+        tournament: Any = None
+
+        def service() -> float:
+            nonlocal tournament
+            seconds, tournament = _run_tournament(owner, bot_ids, matches, log)
+            _check_rated(tournament)
+            return seconds
+
+        # The service comes first (the baselines need its matches); the baselines' order alternates.
+        times = {"service": service()}
+        order = [("referee", referee_alone), ("floor", floor_alone)]
+        for name, run in order if r % 2 == 0 else order[::-1]:
+            times[name] = run(tournament, workers)
+        print(f"  round {r + 1}: service {times['service']:.2f} s, referee alone {times['referee']:.2f} s, "
+              f"floor {times['floor']:.2f} s", flush=True)  # fmt: skip
+        results.append(times)
+    return results
+
+
+def _spread(values: list[float]) -> str:
+    ordered = sorted(values)
+    return f"min {ordered[0]:.2f} median {statistics.median(ordered):.2f} max {ordered[-1]:.2f}"
+
+
+def _report(results: list[dict[str, float]], matches: int, workers: int) -> None:
+    rates = {k: [matches / r[k] for r in results] for k in ("service", "referee", "floor")}
+    service_ratio = [r["referee"] / r["service"] for r in results]
+    floor_ratio = [r["floor"] / r["referee"] for r in results]
+    print(f"{matches} rated random-vs-random gamesup matches (two owners) per round, {len(results)} rounds, "
+          f"{workers} worker processes (PostgreSQL + Redis); {_common.machine()}:")  # fmt: skip
+    print(f"  floor: bare python3 bots, minimal referee: {_spread(rates['floor'])} matches/s")
+    print(f"  referee alone (play_match, sandboxed):      {_spread(rates['referee'])} matches/s")
+    print(f"  through Celery + database:                  {_spread(rates['service'])} matches/s")
+    med_s, med_f = statistics.median(service_ratio), statistics.median(floor_ratio)
+    print(f"  service / referee alone: {_spread(service_ratio)} (target >= {TARGET_RATIO}): "
+          f"{_common.verdict(med_s >= TARGET_RATIO)}")  # fmt: skip
+    print(f"  referee alone / floor:   {_spread(floor_ratio)} (target >= {TARGET_FLOOR_RATIO}): "
+          f"{_common.verdict(med_f >= TARGET_FLOOR_RATIO)}")  # fmt: skip
+    overhead = [(r["service"] - r["referee"]) / matches * workers * 1000 for r in results]
+    print(f"  service overhead per match per worker process: {_spread(overhead)} ms")
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the warm-up, the timed tournament through the service, the referee-alone baseline."""
+    """Run the warm-up, then rounds of the service and both baselines, and print the ratios."""
     parser = argparse.ArgumentParser(prog="python -m bench.e2e", description=__doc__.split("\n\n")[0])
     parser.add_argument("--matches", type=int, default=200, help="even, at most 200")
     parser.add_argument("--workers", type=int, default=2, help="worker processes (and baseline processes)")
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     args = parser.parse_args(argv)
     matches = max(2, min(200, args.matches // 2 * 2))
 
     name = _common.database_name(f"e2e_{os.getpid()}")
+    guardian = _common.guard_run(None if args.keep else name)
     database = _common.database_create(name)
+    profile = ""
     try:
         with (
             tempfile.TemporaryDirectory(prefix="arbiter-bench-") as tmp,
             _common.process_set(Path(tmp), database) as procs,
         ):
-            service_s, referee_s, profile = _measure(procs, args.workers, matches, args.profile)
+            results = _measure(procs, args.workers, matches, max(1, args.rounds))
+            if args.profile:
+                procs.stop("bench")
+                owner = _owner()
+                profile = _profile_tasks(owner, _bot_ids(), 20, procs.queue)
+            from django.db import connection
+
+            connection.close()
     finally:
         if not args.keep:
             _common.database_drop(name)
-
-    service_rate, referee_rate = matches / service_s, matches / referee_s
-    ratio = service_rate / referee_rate
-    print(f"{matches} random-vs-random gamesup matches, {args.workers} worker processes (PostgreSQL + Redis):")
-    print(f"  baseline: referee alone, {args.workers} processes: {referee_rate:7.1f} matches/s ({referee_s:.2f} s)")
-    print(f"  through Celery + database:                {service_rate:7.1f} matches/s ({service_s:.2f} s)")
-    print(f"  ratio {ratio:.2f} (target >= {TARGET_RATIO}): {_common.verdict(ratio >= TARGET_RATIO)}; "
-          f"service overhead {(service_s - referee_s) / matches * args.workers * 1000:.1f} ms per match "
-          "per worker process")  # fmt: skip
+        guardian.stdin.close()  # type: ignore[union-attr]
+        guardian.wait()
+    _report(results, matches, args.workers)
     if profile:
         print(profile)
     return 0
+
+
+def _owner() -> Any:
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.get(username="bench-a")
+
+
+def _bot_ids() -> list[int]:
+    from tournaments.bots.models import Bot
+
+    return list(Bot.objects.filter(name__in=["random-a", "random-b"]).order_by("name").values_list("id", flat=True))
 
 
 if __name__ == "__main__":

@@ -9,9 +9,11 @@
    waiting for it to exit; against the same command as a bare subprocess,
    the two alternating, both on the same CPU with the CPU weight of a bot on
    move.  Each part of the sandboxed start is shown as well, with and without
-   launchers started ahead of time (ARBITER_SANDBOX_WARM).
+   launchers started ahead of time (ARBITER_SANDBOX_WARM).  With launchers
+   waiting, ``--rounds`` rounds of such alternating starts give the warm/bare
+   ratio's min, median and max (target: median <= 1.3).
 
-    python -m bench.referee [--moves 4000] [--starts 20] [--trips 5000]
+    python -m bench.referee [--moves 4000] [--starts 20] [--trips 5000] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import engines
+from bench._common import verdict
 from engines.base import Engine, IllegalMoveError, Result, State
 from kit import REFERENCE_BOTS
 from workers.match import Clock, MatchSpec
@@ -43,6 +46,8 @@ from workers.sandbox.start import BotProgram, capabilities, sandbox_available, s
 
 PYTHON = "/usr/bin/python3"
 RANDOM_BOT = REFERENCE_BOTS / "random_bot.py"
+# A warm sandboxed start against a bare one of the same command, same CPU and weight (median of the rounds).
+TARGET_WARM_RATIO = 1.3
 ECHO = "import sys\nfor line in sys.stdin:\n    sys.stdout.write(line)\n    sys.stdout.flush()\n"
 
 
@@ -240,6 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--moves", type=int, default=4000)
     parser.add_argument("--starts", type=int, default=20)
     parser.add_argument("--trips", type=int, default=5000)
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of warm and bare starts (odd)")
     args = parser.parse_args(argv)
     with contextlib.suppress(ValueError):  # already registered when called twice in one process
         engines.register(_RaceEngine())
@@ -253,7 +259,10 @@ def main(argv: list[str] | None = None) -> int:
     # its group), then as configured: the effect of ARBITER_SANDBOX_WARM, in one run.
     cold, cold_bare, cold_parts = start_ms(args.starts, dataclasses.replace(limits, warm=0))
     warm.close_all()
-    boxed, bare, breakdown = start_ms(args.starts, limits)
+    # Rounds of warm and bare starts, each round interleaved: the ratio's spread shows the noise.
+    rounds = [start_ms(args.starts, limits) for _ in range(args.rounds)]
+    ratios = sorted(boxed / bare for boxed, bare, _ in rounds)
+    boxed, bare, breakdown = sorted(rounds, key=lambda r: r[0] / r[1])[len(rounds) // 2]
     print(f"raw pipe round trip (echo child, {args.trips} trips): {trip:8.1f} us")
     print(f"referee per move (2 sandboxed random bots, {args.moves} moves): {move:8.1f} us  ratio {move / trip:5.1f}x")
     print(f"sandbox start-up, python3 -c pass, no launchers waiting (median of {args.starts}): {cold:8.1f} ms  "
@@ -261,6 +270,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"sandbox start-up, python3 -c pass (median of {args.starts}): {boxed:8.1f} ms")
     print(f"bare subprocess start-up, python3 -c pass (median of {args.starts}): {bare:8.1f} ms  "
           f"ratio {boxed / bare:5.2f}x")  # fmt: skip
+    print(f"warm start / bare start, same CPU and weight ({args.rounds} rounds of {args.starts} interleaved): "
+          f"min {ratios[0]:.2f} median {ratios[len(ratios) // 2]:.2f} max {ratios[-1]:.2f} (target <= "
+          f"{TARGET_WARM_RATIO}): {verdict(ratios[len(ratios) // 2] <= TARGET_WARM_RATIO)}")  # fmt: skip
     print(f"a one-move match, start to finish (2 bots): {short * 1000:8.1f} ms")
     for title, table in (("no launchers waiting", cold_parts), (f"ARBITER_SANDBOX_WARM={limits.warm}", breakdown)):
         print(f"sandbox start-up, median of each part ({title}):")

@@ -29,6 +29,7 @@ import engines
 from workers.match import Clock, MatchRecord, MatchSpec, MoveRecord, SeatRecord, SeatStatus, Termination
 from workers.referee.conversation import BotPipes, Conversation, MatchStopped, SeatFault, clean_text
 from workers.sandbox.cpus import CpuLease, lease_cpu
+from workers.sandbox.ending import end_later
 from workers.sandbox.limits import SandboxLimits
 from workers.sandbox.process import BotProcess
 from workers.sandbox.slots import become_subreaper, ensure_private_dir
@@ -164,15 +165,23 @@ def _outcome(state: engines.State, faults: list[SeatFault], teams: list[list[int
 
 
 def _end_all(procs: list[BotProcess], ref: Conversation | None, lease: CpuLease | None) -> None:
-    """Kill every bot, read what is left in the pipes, free the slots and the CPU."""
+    """Kill every bot at once, read what is left in their pipes and free the CPU; the rest later.
+
+    Waiting for each bot's processes to go, the slot's mounts and giving the slot back (or
+    holding it back while anything of the bot lives) are handed to the ending thread
+    (``workers.sandbox.ending``): the record goes back to the caller without waiting for them.
+    """
     for p in procs:
-        p.kill()
-    if ref is not None:
-        ref.drain_after_kill()
-    for p in procs:
-        p.cleanup()
-    if lease is not None:
-        lease.release()
+        p.stop()
+    try:
+        if ref is not None:
+            ref.drain_after_kill()
+    finally:
+        for p in procs:
+            end_later(p.end)
+        # Killed bots need no CPU any more (freeing their memory is the kernel's work).
+        if lease is not None:
+            lease.release()
 
 
 def _converse(
@@ -252,8 +261,9 @@ def play_match(
         _end_all(procs, ref, lease)
     for rec, c in zip(records, ref.conns, strict=True):
         rec.stderr = clean_text(bytes(c.stderr).decode("utf-8", errors="replace"))
-        rec.cpu_ms = c.proc.usage.cpu_ms
-        rec.peak_rss_kb = c.proc.usage.peak_rss_kb
+        usage = c.proc.final_usage or c.proc.usage
+        rec.cpu_ms = usage.cpu_ms
+        rec.peak_rss_kb = usage.peak_rss_kb
     return MatchRecord(
         engine_id=spec.engine_id,
         engine_version=engine.version,

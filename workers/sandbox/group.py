@@ -27,6 +27,7 @@ from workers.sandbox.cgroups import (
     read_text,
     write_text,
 )
+from workers.sandbox.ending import wait_exits
 
 # CPU weight of a bot on move and off move where cpu.idle is missing (v1 shares, v2 weight).
 _WEIGHTS = {1: ("cpu.shares", "1024", "2"), 2: ("cpu.weight", "100", "1")}
@@ -270,25 +271,33 @@ class SlotGroup:
                 os.kill(pid, signal.SIGKILL)
         return pids
 
-    def wait_empty(self, timeout: float, each_round: Callable[[list[int]], None] | None = None) -> bool:
+    def wait_empty(
+        self,
+        timeout: float,
+        each_round: Callable[[list[int]], None] | None = None,
+        watch: Callable[[], list[int]] | None = None,
+    ) -> bool:
         """Kill until the group is empty or ``timeout`` passes; True once the kernel confirms it empty.
 
         ``each_round`` gets the pids just killed: dead processes that are the caller's children
         (its bot's first process; a sandbox's init whose parent died first, since the worker is
-        a subreaper) stay in the group until the caller reaps them.
+        a subreaper) stay in the group until the caller reaps them.  Between rounds it waits for
+        the kernel to say a process exited (``workers.sandbox.ending.wait_exits``): those of the
+        group still alive, and ``watch()``, the caller's children not reaped yet (a zombie is no
+        longer listed in the group, but still counts in it).
         """
         deadline = time.monotonic() + timeout
-        pause = 0.0005
         while True:
             killed = self.kill() if self.procs() else []
             if each_round is not None:
                 each_round(killed)
             if self.empty():
                 return True
-            if time.monotonic() >= deadline:
+            left = deadline - time.monotonic()
+            if left <= 0:
                 return False
-            time.sleep(pause)
-            pause = min(pause * 2, 0.02)
+            # At most a second at a time: a pid read from the group may be reused once reaped.
+            wait_exits([*self.procs(), *(watch() if watch is not None else [])], min(left, 1.0))
 
     def close(self) -> None:
         """Close the control files kept open."""

@@ -9,6 +9,7 @@ numbers come from sampling /proc over the bot's process tree.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import os
 import select
@@ -19,16 +20,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workers.match import SeatStatus
-from workers.sandbox import deaths, mounts
+from workers.sandbox import deaths, ending, mounts
 from workers.sandbox.group import SlotGroup
 from workers.sandbox.slots import (
-    KILL_WAIT_S,
     Slot,
     kill_uid,
+    pids_of_uid,
     process_tree,
     quarantine,
     read_proc,
-    reap_orphans,
     stat_fields,
     uid_busy,
 )
@@ -78,8 +78,10 @@ class BotProcess:
         self.gone = False  # the kernel confirmed that no process of the bot is left
         self._cpu_ns = 0
         # The sandbox's init: it often outlives our child, bwrap, and is then ours to reap.
-        self._inner: set[int] = set()
+        self.inner: set[int] = set()
         self._stalls: Stalls | None = None
+        self._stopped = False  # killed by stop(), not yet waited for
+        self.final_usage: Usage | None = None
 
     @property
     def pid(self) -> int:
@@ -106,11 +108,11 @@ class BotProcess:
             return []
         return bot_threads(self.group, self.popen.pid, self._bwraps())
 
-    def _note_inner(self) -> None:
+    def note_inner(self) -> None:
         """Remember bwrap's child, the sandbox's init (a kernel list, nothing the bot can write)."""
-        if not self._inner and self.sandboxed:
+        if not self.inner and self.sandboxed:
             text = read_proc(self.popen.pid, f"task/{self.popen.pid}/children") or ""
-            self._inner.update(int(p) for p in text.split())
+            self.inner.update(int(p) for p in text.split())
 
     def _tree_cpu_ticks(self) -> int:
         total = 0
@@ -126,7 +128,7 @@ class BotProcess:
         if self.group is not None:
             if self.gone:
                 return
-            self._note_inner()
+            self.note_inner()
             try:
                 u = self.usage
                 u.cpu_ms = max(u.cpu_ms or 0, self.cpu_ns() // 1_000_000)
@@ -228,8 +230,8 @@ class BotProcess:
 
     def _bwraps(self) -> set[int]:
         """bubblewrap's own processes, told by the kernel's family tree (our child and its), never by name."""
-        self._note_inner()
-        return {self.popen.pid, *self._inner} if self.sandboxed else set()
+        self.note_inner()
+        return {self.popen.pid, *self.inner} if self.sandboxed else set()
 
     def holds_pipe(self, fd: int) -> bool:
         """Whether any process of the bot itself (not bwrap's) still has the pipe of ``fd`` open.
@@ -301,39 +303,33 @@ class BotProcess:
             time.sleep(pause)
             pause = min(pause * 2, 0.01)
 
+    def stop(self) -> None:
+        """Kill everything the bot started, waiting for nothing (:meth:`kill` then waits until it is gone)."""
+        if self.gone or self._stopped:
+            return
+        self.sample()
+        self._stopped = True
+        # What the match records: the ending thread goes on folding in what it reaps.
+        self.final_usage = dataclasses.replace(self.usage)
+        if self.group is not None:
+            with contextlib.suppress(OSError):
+                self.group.kill()
+            return
+        if self.returncode is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.popen.pid, signal.SIGKILL)
+        for pid in pids_of_uid(self.slot.uid) if self.slot is not None else []:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
     def kill(self) -> None:
         """Kill everything the bot started and reap what is ours; :attr:`gone` once the kernel confirms it."""
         if self.gone:
             return
-        self.sample()
+        if not self._stopped:
+            self.sample()
         if self.group is not None:
-            self._note_inner()
-            orphans: set[int] = set(self._inner)
-            rounds = [0]
-
-            def reap(killed: list[int]) -> None:
-                # Our own child is reaped by poll() (for its status and rusage); any other
-                # process of the bot that became our child (the sandbox's init when bwrap went
-                # first: this worker is a subreaper) is reaped here.
-                orphans.update(pid for pid in killed if pid != self.popen.pid)
-                self.poll()
-                for pid in list(orphans):
-                    try:
-                        if os.waitpid(pid, os.WNOHANG)[0] != pid:
-                            continue
-                    except ChildProcessError:
-                        pass
-                    orphans.discard(pid)
-                if self.slot is not None:
-                    self._reap_zombies_of(self.slot.uid)
-                rounds[0] += 1
-                if rounds[0] % 6 == 0 and self.slot is not None:
-                    reap_orphans(self.slot.uid, os.getpid())  # hidden behind another's zombie: look in /proc
-
-            try:
-                self.gone = self.group.wait_empty(KILL_WAIT_S, reap)
-            except OSError as exc:
-                log.error("slot group of bot %s unusable while killing it: %s", self.popen.pid, exc)
+            self.gone = ending.wait_group_gone(self)
             if self.poll() is None:  # never got into its group (a failed start)
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(self.popen.pid, signal.SIGKILL)
@@ -348,22 +344,6 @@ class BotProcess:
         elif self.slot is None:
             self.gone = True
 
-    def _reap_zombies_of(self, uid: int) -> None:
-        """Reap zombie children of this worker that ran as ``uid`` (the sandbox's init, orphaned to us).
-
-        Only the first waiting child can be seen without reaping it: when that is someone
-        else's, the caller falls back to a look through /proc.
-        """
-        while True:
-            try:
-                info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-            except ChildProcessError:
-                return
-            if info is None or info.si_uid != uid or info.si_pid == self.popen.pid:
-                return
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(info.si_pid, os.WNOHANG)
-
     def _clear(self, uid: int) -> bool:
         """True when nothing of the bot is left, so slot ``uid`` may be used again."""
         try:
@@ -373,6 +353,13 @@ class BotProcess:
         except OSError:
             return False
         return not uid_busy(uid)
+
+    def end(self) -> None:
+        """:meth:`kill` and :meth:`cleanup`: everything of a bot's end after the match (``workers.sandbox.ending``)."""
+        try:
+            self.kill()
+        finally:
+            self.cleanup()
 
     def cleanup(self) -> None:
         """Close the pipes, delete the per-match copy and give the slot back (after :meth:`kill`).

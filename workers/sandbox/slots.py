@@ -36,6 +36,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from workers.sandbox.ending import wait_exits
+
 log = logging.getLogger(__name__)
 
 RANGES_DIR = Path("/run/arbiter/ranges")
@@ -296,7 +298,6 @@ def kill_uid(uid: int, timeout: float = KILL_WAIT_S) -> bool:
     """
     me = os.getpid()
     deadline = time.monotonic() + timeout
-    pause = 0.0005
     while True:
         pids = pids_of_uid(uid)
         if not pids:
@@ -308,9 +309,9 @@ def kill_uid(uid: int, timeout: float = KILL_WAIT_S) -> bool:
         for pid in pids:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-        # A killed process cannot fork any more; a child forked before the kill shows up next round.
-        time.sleep(pause)
-        pause = min(pause * 2, 0.02)
+        # A killed process cannot fork any more; a child forked before the kill shows up next round,
+        # after the kernel says one of these exited (at most a second: a pid may be reused).
+        wait_exits(pids, min(deadline - time.monotonic(), 1.0))
 
 
 def reap_orphans(uid: int, me: int) -> None:
