@@ -282,6 +282,11 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Celery's Django fixup closes every database connection after each task unless this is set,
+# so without it a worker opened a new PostgreSQL backend for every match and CONN_MAX_AGE did
+# nothing.  Set, the fixup only closes them every 2 x this many tasks (never, in practice);
+# workers/celery_app.py ages them as Django's requests do instead (CONN_MAX_AGE, broken ones).
+CELERY_DB_REUSE_MAX = 1_000_000
 # Celery's own limit (100 tries, about 46 minutes of a broker outage) ends every worker at
 # once; a worker that waits costs nothing, and the supervisor would only start it again.
 CELERY_BROKER_CONNECTION_MAX_RETRIES = ENV["ARBITER_BROKER_RETRIES"] or None

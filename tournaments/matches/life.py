@@ -270,6 +270,12 @@ def match_cancelled(*, match_id: int) -> bool:
     return Match.objects.filter(id=match_id, status=Match.Status.CANCELLED).exists()
 
 
+def match_state(*, match_id: int) -> tuple[str | None, int | None]:
+    """The match's status and attempt (one read by primary key); (None, None) when it is gone."""
+    row = Match.objects.filter(id=match_id).values_list("status", "attempt").first()
+    return (row[0], row[1]) if row is not None else (None, None)
+
+
 def match_heartbeat(*, match_id: int, attempt: int) -> bool:
     """Renew this attempt's lease; False when the match is no longer this attempt's.
 
