@@ -100,13 +100,14 @@ def _worker(job: tuple[dict[str, str], str, float, int, Any]) -> dict[str, Any]:
     _common.django_setup(env)
     from django.db import connection
 
-    from tournaments.matches.life import match_claim_next, match_heartbeat, match_record_result
+    from tournaments.matches.claim import match_claim_next
+    from tournaments.matches.life import match_heartbeat, match_record_result
 
     worker = f"scale-{index}"
     claims: list[float] = []
     records: list[float] = []
     done = 0
-    held: tuple[int, int] | None = None
+    held: tuple[int, int, Any] | None = None
     if mode == "heartbeat":
         held = match_claim_next(worker=worker)
     connection.ensure_connection()
@@ -128,7 +129,7 @@ def _worker(job: tuple[dict[str, str], str, float, int, Any]) -> dict[str, Any]:
             t1 = time.perf_counter()
             if claimed is None:
                 break
-            match_id, attempt = claimed
+            match_id, attempt, _ = claimed
             match_heartbeat(match_id=match_id, attempt=attempt)
             record = _record(match_id)
             t2 = time.perf_counter()

@@ -22,7 +22,8 @@ from tournaments.competitions.models import Tournament
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 from tournaments.dbclock import db_clock
 from tournaments.matches import recovery as dispatch
-from tournaments.matches.life import match_claim, match_record_error, match_record_result
+from tournaments.matches.claim import match_claim
+from tournaments.matches.life import match_record_error, match_record_result
 from tournaments.matches.marks import recovery_marks, reruns_by_cause
 from tournaments.matches.models import MatchSeat
 from tournaments.matches.recovery import matches_expire_leases

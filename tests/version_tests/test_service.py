@@ -16,7 +16,8 @@ from tournaments.competitions.services.version_tests import (
     version_test_create,
 )
 from tournaments.errors import ForbiddenError, NotFoundError, ServiceError
-from tournaments.matches.life import match_claim, match_record_error
+from tournaments.matches.claim import match_claim
+from tournaments.matches.life import match_record_error
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.ratings.stats import Sprt, bounds, counts
 

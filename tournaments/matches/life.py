@@ -4,8 +4,8 @@
 
     matches_create ─► QUEUED ─► matches_enqueue (on commit: one run_next message per match)
                                    │
-    match_claim_next (the fairest queued match, matches/queue.py: QUEUED → RUNNING,
-                      attempt + 1; a conditional UPDATE: one winner)
+    match_claim_next (matches/claim.py: the fairest queued match, matches/queue.py:
+                      QUEUED → RUNNING, attempt + 1; a conditional UPDATE: one winner)
                                    │
     match_heartbeat (renews the lease while the worker plays)   matches_cancel ─► CANCELLED
                                    │                              (queued or running: the worker
@@ -45,18 +45,15 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, QuerySet
+from django.db.models import QuerySet
 
 from engines import get_engine
 from tournaments.dbclock import db_clock, db_now
 from tournaments.matches.hooks import match_ended, match_ratings, match_requeued
 from tournaments.matches.marks import RERUN_PREFIX, WORKER, recovery_mark
 from tournaments.matches.models import Match, MatchSeat
-from tournaments.matches.queue import queue_candidates
-from tournaments.matches.selectors import match_commands
 from tournaments.matches.tasks import matches_wake_task, run_next
 from workers.match import Clock, MatchRecord
-from workers.sandbox.runtimes import runtimes_missing
 
 logger = logging.getLogger(__name__)
 
@@ -64,8 +61,6 @@ STDERR_LIMIT = 64 * 1024
 BATCH_SIZE = 1000
 # Up to this many messages are sent by the committing process itself; more, by a task.
 WAKE_INLINE = 50
-# Rounds of candidates a worker tries before it gives its message up (others keep winning).
-CLAIM_ROUNDS = 20
 
 
 # -- creating and enqueueing ----------------------------------------------------------
@@ -179,74 +174,7 @@ def _wake_later(count: int) -> None:
         logger.warning("could not ask for %d run_next messages; the dispatcher sends them", count)
 
 
-# -- claiming and holding ------------------------------------------------------------
-
-
-def match_claim(*, match_id: int, worker: str) -> int | None:
-    """Take a queued match for this worker; returns the attempt number, or None if someone else has it."""
-    now = db_now()  # the database's clock: workers on several hosts share it (tournaments/dbclock.py)
-    with transaction.atomic():
-        claimed = Match.objects.filter(id=match_id, status=Match.Status.QUEUED).update(
-            status=Match.Status.RUNNING,
-            attempt=F("attempt") + 1,
-            worker=worker[:200],
-            claimed_at=now,
-            heartbeat_at=now,
-            waiting_for="",
-            waiting_since=None,
-        )
-        if not claimed:
-            return None
-        # Still inside the transaction: the row is ours until commit.
-        return Match.objects.values_list("attempt", flat=True).get(id=match_id)
-
-
-def match_claim_next(*, worker: str) -> tuple[int, int] | None:
-    """Take the fairest queued match (matches/queue.py); (match id, attempt), or None when none is left.
-
-    Workers racing for the same match: the losers look again (the winner's
-    match is no longer queued), so a message never goes unused while work waits.
-    A match whose bots need a runtime this worker lacks (``workers.sandbox.runtimes``) is
-    left to another worker.  A match held back by its owner's share is taken only
-    when this worker can run none of the others (matches/queue.py).
-    """
-    skipped: set[int] = set()
-    for _ in range(CLAIM_ROUNDS):
-        seen = lost = False
-        for match_id, held in queue_candidates(skip=skipped):
-            seen = True
-            if held and lost:
-                # An owner under their share lost a match to another worker and may have more
-                # queued: look again rather than give the slot to an owner holding their share.
-                break
-            missing = runtimes_missing(match_commands(match_id=match_id))
-            if missing:
-                # Left queued for a worker that has the runtime (played here it would be a crash);
-                # the next round looks past it.
-                logger.info("worker %s leaves match %s: no %s here", worker, match_id, ", ".join(sorted(missing)))
-                match_note_waiting(match_id=match_id, runtimes=missing)
-                skipped.add(match_id)
-                continue
-            attempt = match_claim(match_id=match_id, worker=worker)
-            if attempt is not None:
-                return match_id, attempt
-            lost = True
-        if not seen:
-            return None
-    logger.warning(
-        "worker %s lost %d claim rounds in a row; its message goes back to the dispatcher", worker, CLAIM_ROUNDS
-    )
-    return None
-
-
-def match_note_waiting(*, match_id: int, runtimes: Iterable[str]) -> None:
-    """Note that a queued match waits for a worker with ``runtimes`` (shown by the API and /healthz).
-
-    The first note's time stays: the sweeper ends a match that waited ``ARBITER_RUNTIME_WAIT_S``.
-    """
-    Match.objects.filter(id=match_id, status=Match.Status.QUEUED, waiting_for="").update(
-        waiting_for=", ".join(sorted(runtimes))[:60], waiting_since=db_now()
-    )
+# -- holding ---------------------------------------------------------------------------
 
 
 def match_end_unrunnable(*, match_id: int, waited_s: float) -> bool:

@@ -25,11 +25,11 @@ from django.db import InterfaceError, OperationalError
 from engines import InvalidOptionsError
 from tournaments.bots.selectors import bot_version_package
 from tournaments.dbclock import db_clock
+from tournaments.matches.claim import match_claim_next
 from tournaments.matches.clocks import match_time_limit_s
 from tournaments.matches.heartbeat import backoff, heartbeat, reconnect
-from tournaments.matches.life import match_claim_next, match_record_error, match_record_result
+from tournaments.matches.life import match_record_error, match_record_result
 from tournaments.matches.marks import DATABASE, OUTSIDE_KILL, SLOT, WORKER, worker_health_note
-from tournaments.matches.selectors import match_spec
 from workers.match import MatchRecord, MatchSpec
 from workers.packages.cache import PackageCache, PackageUnavailableError
 from workers.referee.conversation import MatchStopped
@@ -137,15 +137,15 @@ def _time_limit(seconds: int) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def _play(match_id: int, attempt: int, node: str, cancelled: threading.Event) -> MatchRecord | str:
+def _play(spec: MatchSpec, attempt: int, node: str, cancelled: threading.Event) -> MatchRecord | str:
     """Play the claimed match: its record, or the status its error (or its cancel) left it in.
 
     An attempt that failed because this worker is broken (its self-check fails
     now) is not counted against the match.  A match cancelled meanwhile
     (``cancelled`` set by the heartbeat) has its bots killed and nothing recorded.
     """
+    match_id = int(spec.match_id)
     try:
-        spec = match_spec(match_id=match_id)
         with _time_limit(match_time_limit_s(seats=spec.seats, clock=spec.clock)):
             return play_match(spec, _programs(spec), limits=settings.ARBITER_SANDBOX, stop=cancelled)
     except MatchStopped:
@@ -220,12 +220,12 @@ def match_run_next(*, worker: str) -> str:
     claimed = match_claim_next(worker=worker)
     if claimed is None:
         return "nothing queued"
-    match_id, attempt = claimed
+    match_id, attempt, spec = claimed
     # The lease is renewed (by this process's one heartbeat thread) until the result is in,
     # through any wait for the database.
     lease = heartbeat.hold(match_id=match_id, attempt=attempt)
     try:
-        played = _play(match_id, attempt, node, lease.cancelled)
+        played = _play(spec, attempt, node, lease.cancelled)
         if isinstance(played, str):
             return played
         record: MatchRecord = played
