@@ -101,7 +101,8 @@ def _worker(job: tuple[dict[str, str], str, float, int, Any]) -> dict[str, Any]:
     from django.db import connection
 
     from tournaments.matches.claim import match_claim_next
-    from tournaments.matches.life import match_heartbeat, match_record_result
+    from tournaments.matches.life import match_heartbeat
+    from tournaments.matches.record import match_record_result
 
     worker = f"scale-{index}"
     claims: list[float] = []

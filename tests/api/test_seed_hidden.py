@@ -24,8 +24,8 @@ from tournaments.competitions.services.challenges import challenge_create
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 from tournaments.competitions.services.version_tests import version_test_create
 from tournaments.matches.claim import match_claim
-from tournaments.matches.life import match_record_error, match_record_result
 from tournaments.matches.models import Match
+from tournaments.matches.record import match_record_error, match_record_result
 
 VIEWERS = ("anonymous", "other", "owner", "rival", "staff")
 

@@ -18,8 +18,8 @@ from tests.waiting import wait_for
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 from tournaments.matches.claim import match_claim
 from tournaments.matches.heartbeat import heartbeat
-from tournaments.matches.life import match_record_error, match_record_result
 from tournaments.matches.models import Match
+from tournaments.matches.record import match_record_error, match_record_result
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -15,20 +15,23 @@
                                    └──────────── consequences ────────────┘
 
 A result or an error is written only while the match is RUNNING under the
-attempt that claimed it, in one transaction with its rating changes, so a
-redelivered or re-run match never counts twice.  The worker side of a run
+attempt that claimed it, and its rating changes are applied once (the
+applier clears the match's ``rating_pending`` in the transaction that
+applies them), so a redelivered or re-run match never counts twice.  The worker side of a run
 (packages, the referee, the heartbeat thread) is ``matches.runner``; the
 sweeper and the dispatcher, which recover lost work, are ``matches.recovery``.
 
 The consequences of a match that ended (finished, or errored for good), in
 this order:
 
-1. its rating changes, for a rated result (the ratings' hook), in the
-   recording transaction;
-2. its competition's ``ended`` hook, in the same transaction: the
+1. its competition's ``ended`` hook, in the recording transaction: the
    tournament may be finished, the version test recounted and topped up;
-3. after commit, the competition's ``committed`` hook: the tournament's
-   performance table is asked for a refit, the ladder tops itself up.
+2. after commit, the competition's ``committed`` hook: the tournament's
+   performance table is asked for a refit, the ladder tops itself up;
+3. its rating changes, for a rated result (the ratings' hooks): recorded as
+   pending, then applied in order by the pool's applier, outside the
+   recording transaction, so that workers recording matches of the same bots
+   do not wait for each other's rating rows (``ratings/applier.py``).
 
 Ratings and competitions sit above matches, so they register their hooks
 when their apps start (``ratings/apps.py``; ``competitions/apps.py``, per
@@ -38,7 +41,7 @@ when their apps start (``ratings/apps.py``; ``competitions/apps.py``, per
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -48,12 +51,11 @@ from django.db import transaction
 from django.db.models import QuerySet
 
 from engines import get_engine
-from tournaments.dbclock import db_clock, db_now
-from tournaments.matches.hooks import match_ended, match_ratings, match_requeued
-from tournaments.matches.marks import RERUN_PREFIX, WORKER, recovery_mark
+from tournaments.dbclock import db_now
+from tournaments.matches.hooks import match_ratings
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.matches.tasks import matches_wake_task, run_next
-from workers.match import Clock, MatchRecord
+from workers.match import Clock
 
 logger = logging.getLogger(__name__)
 
@@ -177,22 +179,6 @@ def _wake_later(count: int) -> None:
 # -- holding ---------------------------------------------------------------------------
 
 
-def match_end_unrunnable(*, match_id: int, waited_s: float) -> bool:
-    """ERRORED (never rated, never a forfeit): a queued match no worker could run for ``waited_s``."""
-    with transaction.atomic():
-        _tournaments_lock(Match.objects.filter(id=match_id).values_list("tournament_id", flat=True))
-        match = Match.objects.select_for_update().filter(id=match_id, status=Match.Status.QUEUED).first()
-        if match is None or not match.waiting_for:
-            return False
-        match.status = Match.Status.ERRORED
-        match.error_reason = f"no worker with {match.waiting_for} took it in {waited_s:.0f} s"
-        match.finished_at = db_clock()
-        match.save(update_fields=["status", "error_reason", "finished_at"])
-        match_ended(match)
-    logger.warning("match %s: %s", match_id, match.error_reason)
-    return True
-
-
 def match_cancelled(*, match_id: int) -> bool:
     """Whether the match was cancelled: its worker then stops the bots at once (one read by primary key)."""
     return Match.objects.filter(id=match_id, status=Match.Status.CANCELLED).exists()
@@ -229,140 +215,3 @@ def matches_cancel(*, matches: QuerySet[Match], at: datetime | None = None) -> i
     return matches.filter(status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).update(
         status=Match.Status.CANCELLED, finished_at=at if at is not None else db_now()
     )
-
-
-# -- results and errors --------------------------------------------------------------
-
-
-def _tournaments_lock(tournament_ids: Iterable[int | None]) -> None:
-    """Lock tournament rows, in id order.
-
-    Always tournaments first, then matches: tournament_cancel takes the same
-    order, so the two cannot deadlock.
-    """
-    ids = sorted({t for t in tournament_ids if t is not None})
-    if ids:
-        tournaments = Match._meta.get_field("tournament").related_model._default_manager
-        list(tournaments.select_for_update().filter(pk__in=ids).order_by("pk").values_list("pk", flat=True))
-
-
-def _lock_running(*, match_id: int, attempt: int) -> Match | None:
-    """Lock the match's tournament (if any) then the match; the match if still RUNNING under ``attempt``."""
-    _tournaments_lock(Match.objects.filter(id=match_id).values_list("tournament_id", flat=True))
-    match = Match.objects.select_for_update().filter(id=match_id).first()
-    if match is None:
-        logger.warning("match %s vanished", match_id)
-        return None
-    if match.status != Match.Status.RUNNING or match.attempt != attempt:
-        logger.warning(
-            "dropping result of match %s attempt %s: it is %s under attempt %s",
-            match_id,
-            attempt,
-            match.status,
-            match.attempt,
-        )
-        return None
-    return match
-
-
-def _seats_record(*, match: Match, record: MatchRecord) -> list[MatchSeat]:
-    """Write each seat's rank, score, status and usage from the record; returns the seats."""
-    seats = list(MatchSeat.objects.filter(match=match).order_by("seat"))
-    if len(record.ranks) != len(seats) or len(record.seat_records) != len(seats):
-        raise ValueError(f"match {match.pk} has {len(seats)} seats, the result has {len(record.ranks)} ranks")
-    for seat in seats:
-        report = record.seat_records[seat.seat]
-        seat.rank = int(record.ranks[seat.seat])
-        seat.score = float(record.scores[seat.seat]) if record.scores is not None else None
-        seat.status = str(report.status)[:20]
-        seat.stderr = report.stderr[-STDERR_LIMIT:]
-        seat.cpu_ms = report.cpu_ms
-        seat.peak_rss_kb = report.peak_rss_kb
-        seat.reported_name = (report.name or "")[:100]
-        seat.reported_version = (report.version or "")[:100]
-    MatchSeat.objects.bulk_update(
-        seats, ["rank", "score", "status", "stderr", "cpu_ms", "peak_rss_kb", "reported_name", "reported_version"]
-    )
-    return seats
-
-
-def match_record_result(*, match_id: int, attempt: int, record: MatchRecord) -> bool:
-    """Record a finished match and apply its consequences, once.  False when the result was dropped."""
-    with transaction.atomic():
-        match = _lock_running(match_id=match_id, attempt=attempt)
-        if match is None:
-            return False
-        seats = _seats_record(match=match, record=record)
-        match.status = Match.Status.FINISHED
-        match.moves = record.moves_json()
-        match.result_reason = record.reason
-        match.error_reason = ""
-        if record.engine_version:
-            match.engine_version = record.engine_version
-        if match.rated:
-            match_ratings().apply(match, seats)
-        # Taken after the rating rows are locked: for two matches sharing a bot,
-        # finish order is the order their rating changes were applied.  The
-        # database's clock, so workers on hosts with skewed clocks agree too
-        # (read as a value, so the saved object holds a datetime, not an expression).
-        match.finished_at = db_clock()
-        match.save(update_fields=["status", "moves", "result_reason", "error_reason", "engine_version", "finished_at"])
-        match_ended(match)
-    return True
-
-
-def match_record_error(
-    *, match_id: int, attempt: int, reason: str, retry: bool = True, cause: str = WORKER, charged: bool = True
-) -> str | None:
-    """An error of the service, not of a bot: re-run the match, or ERRORED once out of attempts.
-
-    Never a forfeit and never a rating change.  ``retry=False`` (a package
-    that cannot be unpacked, say) errors at once.  A re-run is counted under
-    ``cause`` (``matches.marks``).  ``charged=False`` (a worker that found
-    itself broken) gives the attempt back: the match is queued again with its
-    attempt count as before the claim.  Returns the new status, or None when
-    the match was no longer this attempt's.
-    """
-    with transaction.atomic():
-        match = _lock_running(match_id=match_id, attempt=attempt)
-        if match is None:
-            return None
-        match.error_reason = reason[:2000]
-        match.worker = ""
-        if retry and (not charged or match.attempt < settings.ARBITER_MATCH_MAX_ATTEMPTS):
-            match.status = Match.Status.QUEUED
-            if not charged:
-                # Safe to reuse: the only writer of this attempt is the worker giving it back.
-                match.attempt -= 1
-            match.save(update_fields=["status", "error_reason", "worker", "attempt"])
-            recovery_mark(name=RERUN_PREFIX + cause, add=1)
-            matches_enqueue(match_ids=[match.pk])
-        else:
-            match.status = Match.Status.ERRORED
-            match.finished_at = db_clock()
-            match.save(update_fields=["status", "error_reason", "worker", "finished_at"])
-            match_ended(match)
-    logger.warning("match %s attempt %s: %s -> %s", match_id, attempt, reason, match.status)
-    return match.status
-
-
-def matches_requeue_errored(*, match_ids: Sequence[int] | None = None, tournament_id: int | None = None) -> int:
-    """Put ERRORED matches back in the queue (each gets one more attempt); returns how many.
-
-    A finished tournament with errored matches runs again until they are done
-    (its ``requeued`` hook reopens it).
-    """
-    matches = Match.objects.filter(status=Match.Status.ERRORED).exclude(tournament__status="cancelled")
-    if match_ids is not None:
-        matches = matches.filter(id__in=list(match_ids))
-    if tournament_id is not None:
-        matches = matches.filter(tournament_id=tournament_id)
-    with transaction.atomic():
-        _tournaments_lock(matches.values_list("tournament_id", flat=True))
-        requeued = list(matches.select_for_update().only("id", "kind", "tournament_id"))
-        ids = [m.pk for m in requeued]
-        Match.objects.filter(id__in=ids).update(status=Match.Status.QUEUED, finished_at=None)
-        for match in requeued:
-            match_requeued(match)
-        matches_enqueue(match_ids=ids)
-    return len(ids)

@@ -43,16 +43,17 @@ from typing import NamedTuple
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Q
 
 from tournaments.matches.models import Match
 
-# Owners with queued work, found with one index step each (a "loose index scan": neither
-# database has a skip scan), then each owner's next match, when the owner was last served and
-# how many of their matches run.  An owner at the share ("running + 1 > share x slots" is
-# "running >= floor(share x slots)" without floor(), which SQLite may lack) is held back, last,
-# while an owner under it waits.
-_OWNERS_SQL = """
+# One statement for the whole order.  First the matches that jump the queue (lost to the
+# service, or raised by staff).  Then the owners with queued work, found with one index step
+# each (a "loose index scan": neither database has a skip scan), each owner's next match, when
+# the owner was last served and how many of their matches run; an owner at the share
+# ("running + 1 > share x slots" is "running >= floor(share x slots)" without floor(), which
+# SQLite may lack) is held back, last, while an owner under it waits.  Last the service's own
+# (the ladder's).  Each part is numbered in its own order; the parts keep theirs.
+_CANDIDATES_SQL = """
 WITH RECURSIVE owners(owner_id) AS (
     SELECT min(owner_id) FROM matches_match WHERE status = 'queued'
     UNION ALL
@@ -62,7 +63,7 @@ WITH RECURSIVE owners(owner_id) AS (
 turns AS (
     SELECT
         o.owner_id,
-        (SELECT h.id FROM matches_match h WHERE h.status = 'queued' AND h.owner_id = o.owner_id {skip}
+        (SELECT h.id FROM matches_match h WHERE h.status = 'queued' AND h.owner_id = o.owner_id {skip_h}
          ORDER BY h."index", h.id LIMIT 1) AS head,
         (SELECT max(c.claimed_at) FROM matches_match c WHERE c.owner_id = o.owner_id) AS served,
         (SELECT count(*) FROM matches_match r WHERE r.status = 'running' AND r.owner_id = o.owner_id) AS running
@@ -75,10 +76,32 @@ waiting AS (
             AS at_share
     FROM turns
     WHERE head IS NOT NULL
+),
+heads AS (
+    SELECT head, at_share AND EXISTS (SELECT 1 FROM waiting w WHERE NOT w.at_share) AS held, served, owner_id
+    FROM waiting
+),
+jumpers AS (
+    SELECT j.id FROM matches_match j
+    WHERE j.status = 'queued' AND (j.attempt > 0 OR j.priority > 0) {skip_j}
+    ORDER BY j.priority DESC, j.attempt DESC, j.id LIMIT %s
+),
+service AS (
+    SELECT l.id FROM matches_match l WHERE l.status = 'queued' AND l.owner_id IS NULL {skip_l}
+    ORDER BY l."index", l.id LIMIT %s
 )
-SELECT head, at_share AND EXISTS (SELECT 1 FROM waiting w WHERE NOT w.at_share) AS held
-FROM waiting
-ORDER BY held, served IS NOT NULL, served, owner_id LIMIT %s
+SELECT id, held FROM (
+    SELECT 0 AS part, row_number() OVER (ORDER BY m.priority DESC, m.attempt DESC, m.id) AS place,
+        m.id AS id, FALSE AS held
+    FROM jumpers JOIN matches_match m ON m.id = jumpers.id
+    UNION ALL
+    SELECT 1, row_number() OVER (ORDER BY held, served IS NOT NULL, served, owner_id), head, held
+    FROM (SELECT * FROM heads ORDER BY held, served IS NOT NULL, served, owner_id LIMIT %s) AS fair
+    UNION ALL
+    SELECT 2, row_number() OVER (ORDER BY m."index", m.id), m.id, FALSE
+    FROM service JOIN matches_match m ON m.id = service.id
+) AS candidates
+ORDER BY part, place
 """
 
 
@@ -96,33 +119,23 @@ class Candidate(NamedTuple):
 def queue_candidates(*, owners: int = 4, skip: Collection[int] = (), share: float | None = None) -> Iterator[Candidate]:
     """Queued matches in the order a free worker should try to claim them.
 
-    Lazy: a worker usually claims the first and never runs the later queries.
-    Ids may repeat or be taken by someone else meanwhile; the claim decides.
+    One statement: a worker usually claims the first.  Ids may repeat or be taken by someone
+    else meanwhile; the claim decides.
     ``skip``: matches this worker cannot play (each owner's next match is then the one after).
     ``share``: the most of the slots one owner holds while others wait (default ``ARBITER_OWNER_SHARE``).
     """
     share = settings.ARBITER_OWNER_SHARE if share is None else share
     skipped = sorted(skip)
-    jumpers = (
-        Match.objects.filter(status=Match.Status.QUEUED)
-        .exclude(id__in=skipped)
-        .filter(Q(attempt__gt=0) | Q(priority__gt=0))
-        .order_by("-priority", "-attempt", "id")
-        .values_list("id", flat=True)[:owners]
+    marks = ", ".join(["%s"] * len(skipped))
+    sql = _CANDIDATES_SQL.format(
+        **{f"skip_{alias}": f"AND {alias}.id NOT IN ({marks})" if skipped else "" for alias in "hjl"}
     )
-    yield from (Candidate(match_id) for match_id in jumpers)
     with connection.cursor() as cursor:
-        skip_sql = f"AND h.id NOT IN ({', '.join(['%s'] * len(skipped))})" if skipped else ""
-        cursor.execute(_OWNERS_SQL.format(skip=skip_sql), [*skipped, float(share), owners])
-        heads = [Candidate(head, bool(held)) for head, held in cursor.fetchall()]
-    yield from heads
-    service = (
-        Match.objects.filter(status=Match.Status.QUEUED, owner__isnull=True)
-        .exclude(id__in=skipped)
-        .order_by("index", "id")
-        .values_list("id", flat=True)[:owners]
-    )
-    yield from (Candidate(match_id) for match_id in service)
+        # The placeholders in the order they appear: heads' skip, the share, jumpers' skip and
+        # limit, the service's skip and limit, the fair part's limit.
+        cursor.execute(sql, [*skipped, float(share), *skipped, owners, *skipped, owners, owners])
+        rows = cursor.fetchall()
+    return iter([Candidate(match_id, bool(held)) for match_id, held in rows])
 
 
 def queued_count() -> int:

@@ -28,8 +28,8 @@ from tournaments.dbclock import db_clock
 from tournaments.matches.claim import match_claim_next
 from tournaments.matches.clocks import match_time_limit_s
 from tournaments.matches.heartbeat import backoff, heartbeat, reconnect
-from tournaments.matches.life import match_record_error, match_record_result
 from tournaments.matches.marks import DATABASE, OUTSIDE_KILL, SLOT, WORKER, worker_health_note
+from tournaments.matches.record import match_record_error, match_record_result
 from workers.match import MatchRecord, MatchSpec
 from workers.packages.cache import PackageCache, PackageUnavailableError
 from workers.referee.conversation import MatchStopped
@@ -231,7 +231,7 @@ def match_run_next(*, worker: str) -> str:
         record: MatchRecord = played
         recorded = _persist(
             f"match {match_id} attempt {attempt}",
-            lambda: match_record_result(match_id=match_id, attempt=attempt, record=record),
+            lambda: match_record_result(match_id=match_id, attempt=attempt, record=record, ratings_later=True),
         )
     finally:
         heartbeat.release(lease)
