@@ -15,7 +15,6 @@ from tests.api.conftest import assert_error, client_for
 from tests.service.conftest import ranks_by_version
 from tournaments.competitions.models import Challenge
 from tournaments.matches.models import Match
-from tournaments.ratings.applier import ratings_apply_all
 from tournaments.ratings.models import Rating
 
 
@@ -136,7 +135,6 @@ def test_a_challenge_game_is_played_by_the_worker_task(user: Any, other: Any, ma
     made = client.post("/api/challenges/", body, format="json").json()
     match_id = made["matches"][0]["id"]
     assert tasks.run_next() == "finished"
-    ratings_apply_all()  # the pool's applier, a task on the short-task queue in a real worker
     detail = client.get(f"/api/challenges/{made['id']}/").json()
     assert detail["status"] == "finished"
     score = detail["score"]

@@ -21,7 +21,6 @@ from tournaments.bots.services import bot_create
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 from tournaments.matches import tasks
 from tournaments.matches.models import Match
-from tournaments.ratings.applier import ratings_apply_all
 from tournaments.ratings.models import Rating
 from workers.sandbox.limits import SandboxLimits
 
@@ -75,7 +74,6 @@ def test_a_bot_that_lowers_its_cpu_limit_gets_a_rated_loss(sandbox: SandboxLimit
     seats = {s.bot_version.bot_id: s for s in match.match_seats.select_related("bot_version")}
     assert (seats[cheat.id].status, seats[cheat.id].rank) == ("timeout", 2), match.result_reason
     assert (seats[honest.id].status, seats[honest.id].rank) == ("ok", 1)
-    ratings_apply_all()  # the pool's applier, a task on the short-task queue in a real worker
     elo = {r.bot_version.bot_id: r for r in Rating.objects.filter(pool=tournament.rating_pool)}
     start = django_settings.ARBITER_ELO_START
     assert elo[cheat.id].losses == 1 and elo[cheat.id].elo < start < elo[honest.id].elo

@@ -1,20 +1,22 @@
-"""SQL statements the service spends on one rated match: the worker's path, then the ratings' applier.
+"""SQL statements the service spends on one rated match: the worker's own, then the ratings' applier's.
 
 Every worker pays them against the one shared database, so they bound how
 many workers a database serves (docs/operations.md).  The tests hold today's
 counts so they cannot creep up unnoticed.
 
-What is counted, per match, in the worker's thread (``tasks.run_next``, a warm
-package cache): the fair pick of the queue, the claim with the referee's
-inputs, the record (the match and its seats under the claiming attempt, the
-kind's hooks: is the tournament done, its performance table's refit
-request).  Not in it: the heartbeat thread's renewal (one UPDATE every
-``ARBITER_HEARTBEAT_S``) and cancel look (one read by primary key every
-``ARBITER_CANCEL_CHECK_S``), which cost per second of play rather than per
-match, and the rating changes, applied afterwards by the pool's applier
-(``tournaments/ratings/applier.py``), counted on their own below.
-Transaction control (BEGIN/COMMIT/SAVEPOINT) is not counted: it costs a round
-trip but no planning or locking, and its count depends on the backend.
+Counted in the worker's thread (``tasks.run_next``, a warm package cache):
+the fair pick of the queue, the claim with the referee's inputs, the record
+(the tournament's row lock, the match and its seats under the claiming
+attempt, the kind's hooks: is the tournament done, its performance table's
+refit request).  The pool's applier (``tournaments/ratings/applier.py``)
+runs inside the same recording transaction when the pool is free (from its
+lock to clearing ``rating_pending``) or as a task when it is not; its
+statements are counted on their own.  Not counted: the heartbeat thread's
+renewal (one UPDATE every ``ARBITER_HEARTBEAT_S``) and cancel look (one read
+by primary key every ``ARBITER_CANCEL_CHECK_S``), which cost per second of
+play rather than per match.  Transaction control (BEGIN/COMMIT/SAVEPOINT) is
+not counted: it costs a round trip but no planning or locking, and its count
+depends on the backend.
 """
 
 from __future__ import annotations
@@ -31,18 +33,17 @@ from tests.service.test_tasks import needs_sandbox
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 from tournaments.matches import tasks
-from tournaments.ratings.applier import ratings_apply_all
 
-# On PostgreSQL (production): the worker's path per rated match, and the applier's per match
-# applied alone (a busy pool's applier takes many per transaction: fewer each).
-WORKER_STATEMENTS = 0
-APPLIER_STATEMENTS = 0
-# SQLite, the embedded default, takes three more for the claim (no UPDATE ... RETURNING in a CTE).
-SQLITE_EXTRA = 2
+# On PostgreSQL (production): the worker's own per rated match, and the applier's for one match
+# applied alone (a busy pool's applier takes many per transaction: 4 of them are per batch).
+WORKER_STATEMENTS = 8
+APPLIER_STATEMENTS = 11
+# SQLite, the embedded default, takes four more: the claim (no UPDATE in a CTE) and the record read first.
+SQLITE_EXTRA = 4
 
 CONTROL = {"BEGIN", "COMMIT", "SAVEPOINT", "RELEASE", "ROLLBACK"}
 
-# The same two steps against the live set's PostgreSQL, from a shell: the counts as JSON.
+# The same against the live set's PostgreSQL, from a shell: the statements as JSON.
 PG_COUNT = """
 import json
 from django.contrib.auth import get_user_model
@@ -53,8 +54,6 @@ from tournaments.bots.services import bot_create
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 from tournaments.games.services import game_sync
 from tournaments.matches import tasks
-from tournaments.ratings.applier import ratings_apply_all
-
 game_sync()
 package = (REFERENCE_BOTS / "random_bot.py").read_bytes()
 owners = [get_user_model().objects.create_user(username=n, password=n + "-pass-1") for n in ("ann", "ben")]
@@ -64,21 +63,28 @@ t = tournament_create(owner=owners[0], game_id="gamesup", name="t", bot_ids=[b.i
                       games_per_pairing=3, move_ms=2000, game_ms=20000, startup_ms=10000)
 tournament_start(tournament=t, user=owners[0])
 assert tasks.run_next() == "finished"
-ratings_apply_all()
-with CaptureQueriesContext(connection) as worker:
+with CaptureQueriesContext(connection) as ctx:
     assert tasks.run_next() == "finished"
-with CaptureQueriesContext(connection) as applier:
-    assert ratings_apply_all() == 1
 control = {"BEGIN", "COMMIT", "SAVEPOINT", "RELEASE", "ROLLBACK"}
-def counted(ctx):
-    return [q["sql"][:200] for q in ctx.captured_queries if q["sql"].split(None, 1)[0].upper() not in control]
-print(json.dumps({"worker": counted(worker), "applier": counted(applier)}))
-open("/tmp/wt32b-pg.json", "w").write(json.dumps({"worker": counted(worker), "applier": counted(applier)}, indent=1))
+counted = [q["sql"][:200] for q in ctx.captured_queries if q["sql"].split(None, 1)[0].upper() not in control]
+print(json.dumps(counted))
 """
 
 
-def _counted(ctx: CaptureQueriesContext) -> list[str]:
-    return [q["sql"] for q in ctx.captured_queries if q["sql"].split(None, 1)[0].upper() not in CONTROL]
+def _counted(statements: list[str]) -> list[str]:
+    return [sql for sql in statements if sql.split(None, 1)[0].upper() not in CONTROL]
+
+
+def _split(statements: list[str]) -> tuple[list[str], list[str]]:
+    """(the worker's own, the applier's): the applier's run from its lock (or, on SQLite, its
+    look for pending matches) to clearing the matches' ``rating_pending``."""
+    first = next(
+        i
+        for i, sql in enumerate(statements)
+        if "advisory_xact_lock" in sql or (sql.startswith("SELECT") and '"rating_pending" AND' in sql)
+    )
+    last = next(i for i, sql in enumerate(statements) if sql.startswith('UPDATE "matches_match" SET "rating_pending"'))
+    return statements[:first] + statements[last + 1 :], statements[first : last + 1]
 
 
 @pytest.fixture
@@ -101,27 +107,23 @@ def duel(user: Any, other: Any, make_bot: Any) -> Tournament:
 @pytest.mark.django_db(transaction=True)
 def test_a_rated_match_costs_a_bounded_number_of_statements_on_sqlite(duel: Tournament) -> None:
     assert tasks.run_next() == "finished"  # unpacks both packages into this worker's cache
-    ratings_apply_all()
-    with CaptureQueriesContext(connection) as worker:
+    with CaptureQueriesContext(connection) as ctx:
         assert tasks.run_next() == "finished"
-    with CaptureQueriesContext(connection) as applier:
-        assert ratings_apply_all() == 1
-    counted = _counted(worker)
+    counted, applier = _split(_counted([q["sql"] for q in ctx.captured_queries]))
     kinds = Counter(sql.split(None, 1)[0].upper() for sql in counted)
     assert len(counted) <= WORKER_STATEMENTS + SQLITE_EXTRA, (len(counted), kinds, counted)
     # The package is not fetched again: the worker's cache answers by checksum.
     assert not any("bots_botversion" in sql and '"package"' in sql for sql in counted)
-    # No rating row is read or written by the worker: the applier's alone.
+    # No rating row is read or written outside the applier's run.
     assert not any("ratings_" in sql for sql in counted), counted
-    assert len(_counted(applier)) <= APPLIER_STATEMENTS, _counted(applier)
+    assert len(applier) <= APPLIER_STATEMENTS, applier
 
 
 @needs_sandbox
 @pytest.mark.services
 @pytest.mark.django_db(transaction=False)
 def test_a_rated_match_costs_a_bounded_number_of_statements_on_postgresql(live_processes: LiveFactory) -> None:
-    counts = live_processes(tag="statements").shell(PG_COUNT)
-    worker, applier = counts["worker"], counts["applier"]
+    worker, applier = _split(live_processes(tag="statements").shell(PG_COUNT))
     assert len(worker) <= WORKER_STATEMENTS, (len(worker), worker)
     assert not any("ratings_" in sql for sql in worker), worker
     assert len(applier) <= APPLIER_STATEMENTS, (len(applier), applier)

@@ -5,7 +5,7 @@ create them), so instead of being imported by ``matches.life`` they register
 here when their app starts: the ratings once (``ratings/apps.py``), the
 competitions per ``Match.Kind`` (``competitions/apps.py``).  ``matches.life``
 asks the ratings which new lineups may be rated and has them apply recorded
-results (after the recording transaction: ``ratings/applier.py``); it calls
+results (one applier per pool: ``ratings/applier.py``); it calls
 :func:`match_ended` inside the recording transaction and
 :func:`match_requeued` inside the transaction that puts an ERRORED match back.
 """
@@ -41,10 +41,10 @@ class RatingHooks:
 
     #: (rating pool, lineups: bot version ids per team) -> positions of the lineups that must not be rated.
     unrated_lineups: Callable[[str, Sequence[Sequence[int]]], set[int]]
-    #: After a rated match's recording transaction, in the caller's thread: (rating pool) -> ignored.
-    #: Applies the pool's pending matches (``rating_pending``) in order.
-    apply_pending: Callable[[str], object]
-    #: After a rated match's recording transaction commits, from a worker: (rating pool) -> None.
+    #: At the end of a rated match's recording transaction: (rating pool) -> whether the pool's
+    #: pending matches (this one among them) were applied; False when another run holds the pool.
+    apply_now: Callable[[str], bool]
+    #: After that transaction commits, when ``apply_now`` could not: (rating pool) -> None.
     #: Asks the pool's applier to run soon; must not raise.
     apply_later: Callable[[str], None]
 

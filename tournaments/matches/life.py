@@ -22,16 +22,17 @@ applies them), so a redelivered or re-run match never counts twice.  The worker 
 sweeper and the dispatcher, which recover lost work, are ``matches.recovery``.
 
 The consequences of a match that ended (finished, or errored for good), in
-this order:
+this order (``matches.record``):
 
 1. its competition's ``ended`` hook, in the recording transaction: the
    tournament may be finished, the version test recounted and topped up;
-2. after commit, the competition's ``committed`` hook: the tournament's
-   performance table is asked for a refit, the ladder tops itself up;
-3. its rating changes, for a rated result (the ratings' hooks): recorded as
-   pending, then applied in order by the pool's applier, outside the
-   recording transaction, so that workers recording matches of the same bots
-   do not wait for each other's rating rows (``ratings/applier.py``).
+2. its rating changes, for a rated result: the match is recorded pending and
+   the pool's applier is tried at the end of the recording transaction
+   without waiting; when another run holds the pool, the applier task is
+   asked for after commit (``ratings/applier.py``), so no worker waits for
+   another's rating rows;
+3. after commit, the competition's ``committed`` hook: the tournament's
+   performance table is asked for a refit, the ladder tops itself up.
 
 Ratings and competitions sit above matches, so they register their hooks
 when their apps start (``ratings/apps.py``; ``competitions/apps.py``, per

@@ -169,14 +169,14 @@ _FINISHED_FIELDS = ["status", "moves", "result_reason", "error_reason", "engine_
 _FINISHED_FIELDS += ["waiting_for", "waiting_since", "rating_pending"]
 
 
-def match_record_result(*, match_id: int, attempt: int, record: MatchRecord, ratings_later: bool = False) -> bool:
+def match_record_result(*, match_id: int, attempt: int, record: MatchRecord) -> bool:
     """Record a finished match and apply its consequences, once.  False when the result was dropped.
 
-    A rated match is recorded with ``rating_pending`` set; its rating changes are
-    applied after the recording transaction by the pool's applier
-    (``ratings/applier.py``): here, in the caller's thread, or, with
-    ``ratings_later`` (a worker, which should not wait for it), by the applier
-    task its commit asks for.
+    A rated match is recorded with ``rating_pending`` set; at the end of the
+    transaction the pool's applier is tried without waiting
+    (``ratings/applier.py``): usually it applies the match's rating changes in
+    this transaction; when another run holds the pool, the match stays
+    pending and the applier task is asked for once this commits.
     """
     with transaction.atomic():
         _tournaments_lock(_tournament_of(match_id))
@@ -187,11 +187,9 @@ def match_record_result(*, match_id: int, attempt: int, record: MatchRecord, rat
         if match is None:
             return False
         match_ended(match)
-        if match.rated and ratings_later:
+        if match.rated and not match_ratings().apply_now(match.rating_pool):
             pool = match.rating_pool
             transaction.on_commit(lambda: match_ratings().apply_later(pool))
-    if match.rated and not ratings_later:
-        match_ratings().apply_pending(match.rating_pool)
     return True
 
 

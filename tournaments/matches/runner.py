@@ -231,7 +231,7 @@ def match_run_next(*, worker: str) -> str:
         record: MatchRecord = played
         recorded = _persist(
             f"match {match_id} attempt {attempt}",
-            lambda: match_record_result(match_id=match_id, attempt=attempt, record=record, ratings_later=True),
+            lambda: match_record_result(match_id=match_id, attempt=attempt, record=record),
         )
     finally:
         heartbeat.release(lease)

@@ -1,28 +1,30 @@
 """Applying recorded matches to the ratings: one applier per pool at a time, many matches per transaction.
 
-Why not in the recording transaction: there every worker that recorded a
-match of a bot held that bot's rating rows locked until its commit, so the
-workers of a busy pool recorded one after the other.  Now a worker records
-its match (``matches.record.match_record_result``) with ``rating_pending`` set
-and touches no rating row; the pool's applier applies pending matches in
-finish order (``finished_at``, then id), up to ``BATCH`` per transaction,
-each with exactly the arithmetic of the live path and the rebuild
-(``services.ratings_apply_match``), and clears their flags in the same
-transaction: a match is applied once, however often the applier runs.
+Why not simply in each recording transaction, as before: there every worker
+that recorded a match of a bot waited for that bot's rating rows, locked by
+another worker until its commit, so the workers of a busy pool recorded one
+after the other.  Now a recorded rated match is marked ``rating_pending`` and
+the pool's applier applies pending matches in finish order (``finished_at``,
+then id), up to ``BATCH`` per transaction, each with exactly the arithmetic
+of the live path and the rebuild (``services.ratings_apply_match``), and
+clears their flags in the same transaction: a match is applied once,
+however often the applier runs.
 
-One applier per pool: each run takes the pool's lock without waiting (a
-PostgreSQL advisory lock for the transaction; SQLite, the embedded default,
-has one writer at a time anyway) and leaves at once when another run holds
-it, which takes whatever is pending when it looks.  A match recorded while
-another run held the lock is applied by the next run: the one its own
-record's message asks for, the next match of the pool, or the catch-up that
-beat runs every ``ARBITER_RATINGS_APPLY_EVERY_S`` (which also covers a lost
-message or a worker killed between its record and its message).
+One applier per pool: a run holds the pool's lock (a PostgreSQL advisory
+lock, for its transaction; SQLite, the embedded default, has one writer at a
+time anyway).  The recording worker itself tries it at the end of its
+recording transaction, without waiting (``matches.record``): when the pool
+is free, which is the usual case, the match's rating changes commit with its
+result; when another run holds the pool, the worker leaves its match pending
+and, once committed, asks for the ``ratings_apply`` task on the short-task
+queue, which waits for the lock and applies whatever is pending.  Beat's
+catch-up (every ``ARBITER_RATINGS_APPLY_EVERY_S``) applies what a lost
+message left.  No worker ever waits for another's rating rows.
 
-Order: the applier applies in finish order, but two matches may commit out of
-that order; what counts is the order of application, which
-``rebuild.ratings_replay`` follows (a match's first rating change's id, then
-the pending ones in finish order), so live ratings always equal the rebuild.
+Order: matches are applied in finish order, but two may commit out of that
+order; what counts is the order of application, which
+``rebuild.ratings_replay`` follows (a match's first rating change's id), so
+live ratings always equal the rebuild.
 """
 
 from __future__ import annotations
@@ -45,20 +47,23 @@ BATCH = 200
 _LOCK_CLASS = 7_311
 
 
-def _pool_lock(pool: str) -> bool:
-    """Take the pool's applier lock for this transaction, without waiting; False when another run holds it."""
+def _pool_lock(pool: str, *, wait: bool) -> bool:
+    """Take the pool's applier lock until this transaction ends; False when another run holds it and not ``wait``."""
     if connection.vendor != "postgresql":
         return True
     key = zlib.crc32(pool.encode()) - 2**31  # PostgreSQL's int4
     with connection.cursor() as cursor:
+        if wait:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_LOCK_CLASS, key])
+            return True
         cursor.execute("SELECT pg_try_advisory_xact_lock(%s, %s)", [_LOCK_CLASS, key])
         return bool(cursor.fetchone()[0])
 
 
-def _apply_batch(pool: str) -> int | None:
+def _apply_batch(pool: str, *, wait: bool) -> int | None:
     """Apply up to BATCH pending matches of the pool in one transaction; None when another run holds it."""
     with transaction.atomic():
-        if not _pool_lock(pool):
+        if not _pool_lock(pool, wait=wait):
             return None
         matches = list(
             Match.objects.filter(rating_pending=True, rating_pool=pool)
@@ -76,15 +81,18 @@ def _apply_batch(pool: str) -> int | None:
     return len(matches)
 
 
-def ratings_apply_pending(*, pool: str) -> int:
+def ratings_apply_pending(*, pool: str, wait: bool = True) -> int | None:
     """Apply every recorded match of ``pool`` whose rating changes are pending; returns how many this run applied.
 
-    Returns at once (0) when another run applies the pool: that run, or the
-    next one, takes what is pending (see the module's docstring).
+    ``wait``: for another run of the pool's applier to end first (a task on the
+    short-task queue may wait); without it, returns None at once when another
+    run holds the pool (a recording worker, which then asks for the task).
     """
     applied = 0
     while True:
-        done = _apply_batch(pool)
+        done = _apply_batch(pool, wait=wait)
+        if done is None:
+            return None
         if not done:
             return applied
         applied += done
@@ -96,7 +104,7 @@ def ratings_apply_all() -> int:
     """Apply what is pending in every pool (beat's catch-up); returns how many matches were applied."""
     pending = Match.objects.filter(rating_pending=True).order_by()  # no ordering column in the DISTINCT
     pools = list(pending.values_list("rating_pool", flat=True).distinct())
-    return sum(ratings_apply_pending(pool=pool) for pool in pools)
+    return sum(ratings_apply_pending(pool=pool) or 0 for pool in pools)
 
 
 def ratings_apply_soon(*, pool: str) -> None:

@@ -20,7 +20,7 @@ class RatingsConfig(AppConfig):
         match_ratings_register(
             RatingHooks(
                 unrated_lineups=lambda pool, lineups: lineups_unrated(pool=pool, lineups=lineups),
-                apply_pending=lambda pool: ratings_apply_pending(pool=pool),
+                apply_now=lambda pool: ratings_apply_pending(pool=pool, wait=False) is not None,
                 apply_later=lambda pool: ratings_apply_soon(pool=pool),
             )
         )

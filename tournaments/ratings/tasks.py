@@ -12,7 +12,7 @@ def ratings_apply(pool: str) -> int:
     """Apply the pool's recorded matches whose rating changes are pending (sent after each rated record)."""
     from tournaments.ratings.applier import ratings_apply_pending
 
-    return ratings_apply_pending(pool=pool)
+    return ratings_apply_pending(pool=pool, wait=True) or 0
 
 
 @app.task(ignore_result=True)
