@@ -21,12 +21,13 @@ import logging
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F
 
 from tournaments.dbclock import db_now
 from tournaments.matches.models import Match, MatchSeat
-from tournaments.matches.queue import queue_candidates
+from tournaments.matches.queue import CANDIDATE_ROWS, OWNERS, candidates_params, candidates_sql, queue_candidates
 from workers.match import BotRef, Clock, MatchSpec
 from workers.packages.build import BUILT_FILENAME
 from workers.sandbox.runtimes import runtimes_missing
@@ -39,12 +40,12 @@ CLAIM_ROUNDS = 20
 # The claim and the referee's inputs in one round trip (PostgreSQL): the UPDATE's RETURNING
 # joined with the seats and their packages, one row per seat, stamped by the server's clock
 # (tournaments/dbclock.py).
-_CLAIM_SQL = """
-WITH claimed AS (
+_CLAIMED = """
+claimed AS (
     UPDATE matches_match
     SET status = 'running', attempt = attempt + 1, worker = %s,
         claimed_at = STATEMENT_TIMESTAMP(), heartbeat_at = STATEMENT_TIMESTAMP()
-    WHERE id = %s AND status = 'queued'
+    WHERE id = {target} AND status = 'queued'
     RETURNING id, attempt, game_id, options, seed, seats, move_ms, game_ms, startup_ms
 )
 SELECT c.id, c.attempt, c.game_id, c.options, c.seed, c.seats, c.move_ms, c.game_ms, c.startup_ms,
@@ -55,6 +56,17 @@ JOIN bots_botversion v ON v.id = s.bot_version_id
 LEFT JOIN bots_botbuild b ON b.version_id = v.id
 ORDER BY s.seat
 """
+_CLAIM_SQL = "WITH " + _CLAIMED.format(target="%s")
+# The first of the fair order (matches/queue.py) claimed in the same statement: the pick, the
+# claim and the referee's inputs in one round trip.  Lost to another worker, or nothing queued:
+# no row, and the worker goes through the candidates one by one.
+_CLAIM_FIRST_SQL = (
+    candidates_sql(skipped=0)
+    + ", pick AS (SELECT id FROM ("
+    + CANDIDATE_ROWS
+    + ") AS c ORDER BY part, place LIMIT 1),"
+    + _CLAIMED.format(target="(SELECT id FROM pick)")
+)
 
 _SEATS = ("bot_version_id", "bot_version__checksum", "bot_version__filename", "bot_version__command")
 
@@ -97,15 +109,19 @@ def _spec(match: Sequence[Any], seats: Iterable[Sequence[Any]]) -> MatchSpec:
     )
 
 
-def _claim_postgresql(*, match_id: int, worker: str) -> Claim | None:
+def _claimed(sql: str, params: Sequence[Any]) -> Claim | None:
     with connection.cursor() as cursor:
-        cursor.execute(_CLAIM_SQL, [worker[:200], match_id])
+        cursor.execute(sql, params)
         rows = cursor.fetchall()
     if not rows:
         return None
     first = rows[0]
     spec = _spec((first[0], *first[2:9]), (row[9:14] for row in rows))
     return Claim(match_id=first[0], attempt=first[1], spec=spec)
+
+
+def _claim_postgresql(*, match_id: int, worker: str) -> Claim | None:
+    return _claimed(_CLAIM_SQL, [worker[:200], match_id])
 
 
 def _claim_orm(*, match_id: int, worker: str) -> Claim | None:
@@ -167,7 +183,26 @@ def match_claim_next(*, worker: str) -> Claim | None:
     given back to another worker.  A match held back by its owner's share is taken only
     when this worker can run none of the others (matches/queue.py).
     """
-    skipped: set[int] = set()
+    if connection.vendor == "postgresql":
+        share, owners = settings.ARBITER_OWNER_SHARE, OWNERS
+        first = _claimed(_CLAIM_FIRST_SQL, [*candidates_params(skipped=[], share=share, owners=owners), worker[:200]])
+        if first is not None:
+            if not runtimes_missing([list(bot.command) for bot in first.spec.bots]):
+                return first
+            _leave(claim=first, worker=worker)
+            return _claim_next(worker=worker, skipped={first.match_id})
+    return _claim_next(worker=worker, skipped=set())
+
+
+def _leave(*, claim: Claim, worker: str) -> None:
+    """Give back a match whose bots need a runtime this worker lacks (played here it would be a crash)."""
+    missing = runtimes_missing([list(bot.command) for bot in claim.spec.bots])
+    logger.info("worker %s leaves match %s: no %s here", worker, claim.match_id, ", ".join(sorted(missing)))
+    _give_back(claim=claim, runtimes=missing)
+
+
+def _claim_next(*, worker: str, skipped: set[int]) -> Claim | None:
+    """The candidates one by one (``skipped``: matches this worker cannot run)."""
     for _ in range(CLAIM_ROUNDS):
         seen = lost = False
         for match_id, held in queue_candidates(skip=skipped):
@@ -180,13 +215,10 @@ def match_claim_next(*, worker: str) -> Claim | None:
             if claim is None:
                 lost = True
                 continue
-            missing = runtimes_missing([list(bot.command) for bot in claim.spec.bots])
-            if not missing:
+            if not runtimes_missing([list(bot.command) for bot in claim.spec.bots]):
                 return claim
-            # Left queued for a worker that has the runtime (played here it would be a crash);
-            # the next round looks past it.
-            logger.info("worker %s leaves match %s: no %s here", worker, match_id, ", ".join(sorted(missing)))
-            _give_back(claim=claim, runtimes=missing)
+            # Left queued for a worker that has the runtime; the next round looks past it.
+            _leave(claim=claim, worker=worker)
             skipped.add(match_id)
         if not seen:
             return None

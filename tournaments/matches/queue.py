@@ -38,8 +38,8 @@ number of owners with queued work, not on the number of queued matches.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
-from typing import NamedTuple
+from collections.abc import Collection, Iterator, Sequence
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.db import connection
@@ -53,7 +53,7 @@ from tournaments.matches.models import Match
 # ("running + 1 > share x slots" is "running >= floor(share x slots)" without floor(), which
 # SQLite may lack) is held back, last, while an owner under it waits.  Last the service's own
 # (the ladder's).  Each part is numbered in its own order; the parts keep theirs.
-_CANDIDATES_SQL = """
+CANDIDATE_CTES = """
 WITH RECURSIVE owners(owner_id) AS (
     SELECT min(owner_id) FROM matches_match WHERE status = 'queued'
     UNION ALL
@@ -90,7 +90,9 @@ service AS (
     SELECT l.id FROM matches_match l WHERE l.status = 'queued' AND l.owner_id IS NULL {skip_l}
     ORDER BY l."index", l.id LIMIT %s
 )
-SELECT id, held FROM (
+"""
+# The fair order itself, one row per candidate: (part, place, id, held).
+CANDIDATE_ROWS = """
     SELECT 0 AS part, row_number() OVER (ORDER BY m.priority DESC, m.attempt DESC, m.id) AS place,
         m.id AS id, FALSE AS held
     FROM jumpers JOIN matches_match m ON m.id = jumpers.id
@@ -100,9 +102,11 @@ SELECT id, held FROM (
     UNION ALL
     SELECT 2, row_number() OVER (ORDER BY m."index", m.id), m.id, FALSE
     FROM service JOIN matches_match m ON m.id = service.id
-) AS candidates
-ORDER BY part, place
 """
+
+
+# Candidates taken from each part of the order per look.
+OWNERS = 4
 
 
 class Candidate(NamedTuple):
@@ -116,7 +120,9 @@ class Candidate(NamedTuple):
     held: bool = False
 
 
-def queue_candidates(*, owners: int = 4, skip: Collection[int] = (), share: float | None = None) -> Iterator[Candidate]:
+def queue_candidates(
+    *, owners: int = OWNERS, skip: Collection[int] = (), share: float | None = None
+) -> Iterator[Candidate]:
     """Queued matches in the order a free worker should try to claim them.
 
     One statement: a worker usually claims the first.  Ids may repeat or be taken by someone
@@ -126,16 +132,29 @@ def queue_candidates(*, owners: int = 4, skip: Collection[int] = (), share: floa
     """
     share = settings.ARBITER_OWNER_SHARE if share is None else share
     skipped = sorted(skip)
-    marks = ", ".join(["%s"] * len(skipped))
-    sql = _CANDIDATES_SQL.format(
-        **{f"skip_{alias}": f"AND {alias}.id NOT IN ({marks})" if skipped else "" for alias in "hjl"}
+    sql = (
+        candidates_sql(skipped=len(skipped)) + "SELECT id, held FROM (" + CANDIDATE_ROWS + ") AS c ORDER BY part, place"
     )
     with connection.cursor() as cursor:
         # The placeholders in the order they appear: heads' skip, the share, jumpers' skip and
         # limit, the service's skip and limit, the fair part's limit.
-        cursor.execute(sql, [*skipped, float(share), *skipped, owners, *skipped, owners, owners])
+        cursor.execute(sql, candidates_params(skipped=skipped, share=share, owners=owners))
         rows = cursor.fetchall()
     return iter([Candidate(match_id, bool(held)) for match_id, held in rows])
+
+
+def candidates_sql(*, skipped: int) -> str:
+    """The WITH list of the fair order, with ``skipped`` placeholders for matches to pass over."""
+    marks = ", ".join(["%s"] * skipped)
+    return CANDIDATE_CTES.format(
+        **{f"skip_{alias}": f"AND {alias}.id NOT IN ({marks})" if skipped else "" for alias in "hjl"}
+    )
+
+
+def candidates_params(*, skipped: Sequence[int], share: float, owners: int) -> list[Any]:
+    """The parameters of ``candidates_sql`` then ``CANDIDATE_ROWS``, in the order they appear."""
+    # Heads' skip, the share, jumpers' skip and limit, the service's skip and limit, the fair part's limit.
+    return [*skipped, float(share), *skipped, owners, *skipped, owners, owners]
 
 
 def queued_count() -> int:
