@@ -4,11 +4,12 @@ Every worker pays them against the one shared database, so they bound how
 many workers a database serves (docs/operations.md).  The tests hold today's
 counts so they cannot creep up unnoticed.
 
-Counted in the worker's thread (``tasks.run_next``, a warm package cache):
-the fair pick of the queue, the claim with the referee's inputs, the record
-(the tournament's row lock, the match and its seats under the claiming
-attempt, the kind's hooks: is the tournament done, its performance table's
-refit request).  The pool's applier (``tournaments/ratings/applier.py``)
+Counted in the worker's thread (``tasks.run_next``, a warm package cache; on
+PostgreSQL): the fair pick of the queue, claimed with the referee's inputs in
+the same statement; the record: the tournament's row lock, the match under
+the claiming attempt, its seats, the kind's hooks (is the tournament done,
+its performance table's refit request, the table's row known to this
+process from its previous match).  The pool's applier (``tournaments/ratings/applier.py``)
 runs inside the same recording transaction when the pool is free (from its
 lock to clearing ``rating_pending``) or as a task when it is not; its
 statements are counted on their own.  Not counted: the heartbeat thread's
@@ -36,10 +37,11 @@ from tournaments.matches import tasks
 
 # On PostgreSQL (production): the worker's own per rated match, and the applier's for one match
 # applied alone (a busy pool's applier takes many per transaction: 4 of them are per batch).
-WORKER_STATEMENTS = 8
+WORKER_STATEMENTS = 6
 APPLIER_STATEMENTS = 11
-# SQLite, the embedded default, takes four more: the claim (no UPDATE in a CTE) and the record read first.
-SQLITE_EXTRA = 4
+# SQLite, the embedded default, takes five more: the pick and the claim apart (no UPDATE in a CTE),
+# the match and its seats read before they are written.
+SQLITE_EXTRA = 5
 
 CONTROL = {"BEGIN", "COMMIT", "SAVEPOINT", "RELEASE", "ROLLBACK"}
 
