@@ -5,9 +5,10 @@ Sections, each in its own process (Django reads its settings once per process):
 1. engines   plies per second per engine, random playouts   (baseline: the harness loop alone)
 2. referee   cost per move; sandbox start-up                (baseline: raw pipe round trip; bare process start)
 3. e2e       matches per second through Celery + PostgreSQL (baseline: the referee alone, same matches, in parallel)
-4. schedule  a 200-bot round robin through the service      (baseline: COPY of the same rows)
+4. schedule  a 200-bot round robin inserted, task included   (baseline: COPY of the same rows)
 5. http      API latency, 20 clients, 10,000 bots           (baseline: a trivial endpoint under the same load)
-6. scale     claim+record per second, N simulated workers    (baseline: SELECT 1 round trips, same N)
+6. scale     database CPU and commits per match, N workers  (baseline: SELECT 1 round trips, same N)
+             on one shared round robin of 1,000 bots, through PgBouncer
 7. broker    the embedded broker: messages/s, and messages lost under concurrent producers
                                                             (baseline: kombu's own filesystem transport)
 
@@ -42,7 +43,7 @@ FULL = {
     "e2e": ["bench.e2e", "--matches", "200", "--workers", "2", "--profile"],
     "schedule": ["bench.schedule", "--bots", "200", "--repeat", "3", "--profile"],
     "http": ["bench.http_latency", "--clients", "20", "--seconds", "8", "--profile"],
-    "scale": ["bench.scale", "--workers", "4", "--workers", "8", "--workers", "16", "--seconds", "5"],
+    "scale": ["bench.scale", "--workers", "8", "--workers", "32", "--seconds", "10"],
     "broker": ["bench.broker"],
 }
 QUICK = {
@@ -51,7 +52,7 @@ QUICK = {
     "e2e": ["bench.e2e", "--matches", "10", "--workers", "2", "--profile"],
     "schedule": ["bench.schedule", "--bots", "30", "--repeat", "1", "--profile"],
     "http": ["bench.http_latency", "--clients", "4", "--seconds", "1"],
-    "scale": ["bench.scale", "--workers", "2", "--seconds", "1", "--bots", "6"],
+    "scale": ["bench.scale", "--workers", "2", "--seconds", "1", "--bots", "20"],
     "broker": ["bench.broker", "--messages", "200", "--producers", "2", "--per-producer", "100", "--size", "1024"],
 }
 # Other engineers' benchmarks, run when they are there (no services needed).
@@ -64,7 +65,7 @@ for _name, (_full, _quick) in OPTIONAL.items():
         FULL[_name], QUICK[_name] = _full, _quick
 NEEDS_SERVICES = {"e2e", "schedule", "http", "scale"}
 # Lines worth repeating at the end: the verdicts and the headline figures.
-SUMMARY_MARKERS = ("target met", "TARGET MISSED", " ratio ", "server:", "sandbox:", "baseline", "race:")
+SUMMARY_MARKERS = ("target met", "TARGET MISSED", " ratio ", "server:", "sandbox:", "baseline", "race:", "per match:")
 
 
 def _reachable(url: str, default_port: int) -> str | None:

@@ -11,6 +11,10 @@
   bots under ``tests/*/bots/`` are bot code throughout, and tests/waiting.py
   is the poll loop itself.  ``sleep`` is never imported from ``time``, so
   every sleep is spelled ``time.sleep(`` and seen.
+- No test skips on its own (``pytest.skip``, ``skipif``, ``importorskip``):
+  a missing tool or service goes through ``tests/ci.py`` or a marker that
+  tests/conftest.py turns into its ``need`` (``services``, ``sandbox``), so
+  that CI fails instead of skipping.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ CI_HELPER = TESTS / "ci.py"
 WAITING = TESTS / "waiting.py"
 # What the rules look for (this module, which names them only to look for them, is left out).
 CI = "CI"
+SKIPS = ("skip", "skipif", "importorskip")
 SLEEP = "time.sleep("
 NAMED = re.compile(r"#.*(the fault's length|bot code)", re.IGNORECASE)
 
@@ -75,3 +80,18 @@ def test_sleep_is_never_imported_from_time() -> None:
             ):
                 importers.append(f"{_rel(path)}:{node.lineno}")
     assert importers == [], "import time and call time.sleep, which the rule above sees"
+
+
+def test_no_test_skips_except_through_the_ci_helper() -> None:
+    skippers = []
+    for path in _modules(CI_HELPER, Path(__file__).resolve()):
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr in SKIPS
+                and isinstance(node.value, (ast.Name, ast.Attribute))
+                and (getattr(node.value, "id", None) == "pytest" or getattr(node.value, "attr", None) == "mark")
+            ):
+                skippers.append(f"{_rel(path)}:{node.lineno}")
+    assert skippers == [], "skip through tests.ci.need or a marker (services, sandbox) that fails under CI"

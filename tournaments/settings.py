@@ -69,6 +69,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # WhiteNoise serves /static/ from gunicorn itself, right after SecurityMiddleware.
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Paths and query parameters with text PostgreSQL refuses (NUL) stop here, before any view reads them.
+    "tournaments.api.inputs.InputCheckMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -103,6 +105,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    # Not a check: every password change (page, reset, admin, changepassword) revokes the user's API tokens.
+    {"NAME": "tournaments.accounts.passwords.TokensRevokedOnChange"},
 ]
 
 # The pages' own sign-in (tournaments/web/urls.py).
@@ -227,6 +231,7 @@ ARBITER_THROTTLE_RATES = {
     "challenges": ENV["ARBITER_RATE_CHALLENGES"],
     "login_ip": ENV["ARBITER_RATE_LOGIN_IP"],
     "login_user": ENV["ARBITER_RATE_LOGIN_USER"],
+    "login_user_address": ENV["ARBITER_RATE_LOGIN_USER_ADDRESS"],
     "signup_ip": ENV["ARBITER_RATE_SIGNUP_IP"],
 }
 # Throttle counts live in the cache: with the default local-memory cache each process counts

@@ -316,6 +316,8 @@ _add("ARBITER_CACHE_URL", "text", "", "Redis URL of the cache Django shares betw
 _add("ARBITER_RATE_LOGIN_IP", "rate", "30/hour", "Logins, token requests and sign-ups from one address.", _G)
 _add("ARBITER_RATE_LOGIN_USER", "rate", "10/hour", "Logins and token requests naming one username, from anywhere.",
      _G)  # fmt: skip
+_add("ARBITER_RATE_LOGIN_USER_ADDRESS", "rate", "5/hour", "Logins and token requests one address may still make "
+     "for a username locked by ARBITER_RATE_LOGIN_USER (so a stranger cannot lock its owner out).", _G)  # fmt: skip
 _add("ARBITER_RATE_SIGNUP_IP", "rate", "10/hour", "Sign-ups from one address.", _G)
 _add("ARBITER_SIGNUP_OPEN", "bool", True, "Anyone may create an account through the API (off: only the admin).", _G)
 _add("ARBITER_TOKEN_TTL_DAYS", "int", 90, "Days an API token works after it is issued (0: until revoked).", _G,

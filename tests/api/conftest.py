@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
+from tests.ci import need
 from tests.live.fixtures import LiveFactory
 from tests.service.conftest import _games, make_bot, other, play, staff, user  # noqa: F401
 
@@ -43,13 +45,15 @@ class LiveServer:
 
 @pytest.fixture(scope="session")
 def live_api(live_processes_session: LiveFactory) -> Iterator[LiveServer]:
-    """One real server (runserver on SQLite) for the black-box tests: the doc examples and the fuzzer.
+    """One real server for the black-box tests: the doc examples and the fuzzer.
 
-    A user with a token and two bots are added first.
+    On PostgreSQL, as in production: it refuses text SQLite stores (a NUL), so the
+    fuzzer finds what would be a 500 there. A user with a token and two bots are added first.
     """
+    missing = [name for name in ("ARBITER_TEST_DATABASE_URL", "ARBITER_TEST_REDIS_URL") if not os.environ.get(name)]
+    need(not missing, f"the live API server runs on PostgreSQL and Redis: set {' and '.join(missing)}")
     procs = live_processes_session(
         web="runserver",
-        embedded=True,
         tag="api",
         env={
             # Messages to workers go nowhere: these tests look at the API, not at games being played.

@@ -78,7 +78,8 @@ def test_token_requests_are_throttled_per_address(user: Any) -> None:
     assert APIClient(REMOTE_ADDR="10.0.0.8").post("/api/auth/token/", right).status_code == 200
 
 
-@override_settings(ARBITER_THROTTLE_RATES={**RATES, "login_user": "4/hour"})
+# No per-address allowance past the lock here: the username's own budget alone (test_login_lock.py has both).
+@override_settings(ARBITER_THROTTLE_RATES={**RATES, "login_user": "4/hour", "login_user_address": "0/hour"})
 def test_token_requests_are_throttled_per_username_from_any_address(user: Any) -> None:
     answers = [
         APIClient(REMOTE_ADDR=f"10.0.1.{n}").post("/api/auth/token/", {"username": name, "password": "x"}).status_code

@@ -3,8 +3,6 @@ results in the API."""
 
 from __future__ import annotations
 
-import os
-import shutil
 from typing import Any
 
 import pytest
@@ -120,10 +118,7 @@ def test_request_rate_is_per_user(user: Any, other: Any, make_bot: Any) -> None:
     assert client_for(other).post("/api/challenges/", reverse, format="json").status_code == 201
 
 
-@pytest.mark.skipif(
-    shutil.which("bwrap") is None and not os.environ.get("ARBITER_ALLOW_UNSANDBOXED"),
-    reason="bubblewrap is not installed (apt-get install bubblewrap)",
-)
+@pytest.mark.sandbox
 def test_a_challenge_game_is_played_by_the_worker_task(user: Any, other: Any, make_bot: Any) -> None:
     """The real task plays a challenge's game in the sandbox; it is recorded and rated in the challenger's pool."""
     from tournaments.matches import tasks

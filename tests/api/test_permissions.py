@@ -27,25 +27,32 @@ ACTORS = ("anonymous", "other", "owner", "staff")
 METHODS = ("get", "post", "put", "patch", "delete")
 
 
-def api_routes() -> set[tuple[str, str]]:
-    """(url name, method) for every class-based view under /api/."""
-    found: set[tuple[str, str]] = set()
+def url_routes() -> list[tuple[str, URLPattern]]:
+    """(route as written, pattern) for every route of the site, includes walked."""
+    found: list[tuple[str, URLPattern]] = []
 
     def walk(patterns: list[Any], prefix: str) -> None:
         for p in patterns:
             if isinstance(p, URLResolver):
                 walk(p.url_patterns, prefix + str(p.pattern))
             elif isinstance(p, URLPattern):
-                route = prefix + str(p.pattern)
-                view_class = getattr(p.callback, "view_class", None) or getattr(p.callback, "cls", None)
-                if not route.startswith("api/") or view_class is None:
-                    continue
-                assert p.name, f"route {route} has no name"
-                for method in METHODS:
-                    if hasattr(view_class, method):
-                        found.add((p.name, method))
+                found.append((prefix + str(p.pattern), p))
 
     walk(get_resolver().url_patterns, "")
+    return found
+
+
+def api_routes() -> set[tuple[str, str]]:
+    """(url name, method) for every class-based view under /api/."""
+    found: set[tuple[str, str]] = set()
+    for route, p in url_routes():
+        view_class = getattr(p.callback, "view_class", None) or getattr(p.callback, "cls", None)
+        if not route.startswith("api/") or view_class is None:
+            continue
+        assert p.name, f"route {route} has no name"
+        for method in METHODS:
+            if hasattr(view_class, method):
+                found.add((p.name, method))
     return found
 
 

@@ -80,13 +80,13 @@ def test_docs_are_served_without_a_cdn() -> None:
 
 @pytest.mark.slow
 def test_schemathesis_against_a_live_server(live_api: LiveServer) -> None:
-    """Fuzz every operation of the live schema: no 5xx, every response as documented.
+    """Fuzz every operation of the live schema on PostgreSQL: no 5xx, every response as documented.
 
     Bounded: 15 examples per operation in the fuzzing phase plus the stateful
     phase, two workers, a fixed seed (a failure replays with the same seed).
     Revoking the token is left out: it would log the fuzzer out.
-    (The coverage phase also passes, but takes about three minutes here: run
-    it by hand with ``--phases coverage`` when changing the API.)
+    (The coverage phase also passes, 3,236 cases with no 5xx, but takes about
+    95 s more: run it by hand with ``--phases coverage`` when changing the API.)
     """
     server = live_api
     command = [

@@ -17,6 +17,8 @@ from types import ModuleType
 
 import pytest
 
+from tests.ci import unavailable
+
 ROOT = Path(__file__).resolve().parents[2]
 
 EXCLUDED = [
@@ -117,7 +119,7 @@ def test_dockerfile_copies_nothing_the_context_leaves_out() -> None:
 def test_git_ignores_deploy_env() -> None:
     git = shutil.which("git")
     if git is None or not (ROOT / ".git").exists():
-        pytest.skip("not a git checkout")
+        unavailable("not a git checkout")
     for path in ("deploy/.env", ".env", "deploy/staging.env"):
         assert subprocess.run([git, "check-ignore", "-q", path], cwd=ROOT).returncode == 0, path
     assert subprocess.run([git, "check-ignore", "-q", "deploy/env.example"], cwd=ROOT).returncode == 1

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.ci import need
 from tests.referee.support import FAST, REPO, make_limits, random_bot, require_cgroups, survivors
 from tests.waiting import wait_for
 from workers.match import MatchSpec
@@ -56,8 +57,8 @@ def test_seccomp_program_shape() -> None:
     assert seccomp.build_filter("riscv64") is None
 
 
-@pytest.mark.skipif(not Path("/usr/bin/setpriv").exists(), reason="needs setpriv")
 def test_kill_uid_kills_detached_processes(limits: SandboxLimits) -> None:
+    need(Path("/usr/bin/setpriv").exists(), "needs setpriv (apt-get install util-linux)")
     uid = limits.first_uid + limits.slots - 1
     # Bot code: a process under the slot's uid and its child in a session of its own, asleep until killed.
     script = "import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(60)\ntime.sleep(60)\n"

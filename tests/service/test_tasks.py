@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 from typing import Any
 
 import pytest
@@ -16,10 +15,7 @@ from tournaments.matches import tasks
 from tournaments.matches.models import Match
 from tournaments.ratings.models import Rating
 
-needs_sandbox = pytest.mark.skipif(
-    shutil.which("bwrap") is None and not os.environ.get("ARBITER_ALLOW_UNSANDBOXED"),
-    reason="bubblewrap is not installed (apt-get install bubblewrap)",
-)
+needs_sandbox = pytest.mark.sandbox
 
 
 @pytest.fixture

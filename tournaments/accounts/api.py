@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.contrib.auth.models import User
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import exceptions, permissions, serializers, status
 from rest_framework.authtoken.serializers import AuthTokenSerializer
@@ -12,6 +13,7 @@ from rest_framework.views import APIView
 from tournaments.accounts.models import ApiToken
 from tournaments.accounts.services import token_create, token_revoke, user_create
 from tournaments.accounts.throttles import credentials_throttle
+from tournaments.accounts.usernames import username_skeleton
 from tournaments.api.common import signed_in
 from tournaments.api.schema import error
 from tournaments.api.throttles import client_address
@@ -34,9 +36,19 @@ class UserOutputSerializer(serializers.Serializer):
 
 
 def _throttle(request: Request, *, signup: bool = False) -> None:
-    """Count a credentials request against the address's and the username's budgets (429 when over)."""
-    username = request.data.get("username", "") if hasattr(request.data, "get") else ""
-    wait = credentials_throttle(address=client_address(request), username=str(username)[:150], signup=signup)
+    """Count a credentials request against the address's and the username's budgets (429 when over).
+
+    A request that carries a valid token of the username it names has proved control of the
+    account another way: a lock on that username (someone else's guessing) does not stop it.
+    """
+    username = str(request.data.get("username", "") if hasattr(request.data, "get") else "")[:150]
+    user = request.user
+    proven = (
+        isinstance(request.auth, ApiToken)
+        and isinstance(user, User)
+        and username_skeleton(user.get_username()) == username_skeleton(username)
+    )
+    wait = credentials_throttle(address=client_address(request), username=username, signup=signup, proven=proven)
     if wait is not None:
         raise exceptions.Throttled(wait)
 
@@ -54,7 +66,9 @@ class TokenApi(APIView):
         description=(
             "Issues a new token (each call makes another; the server keeps only a hash, so a lost key "
             "cannot be shown again). Tokens expire after ARBITER_TOKEN_TTL_DAYS days. Login attempts are "
-            "throttled per address and per username (429)."
+            "throttled per address and per username (429); a username locked by others' tries still "
+            "leaves each address a few of its own, and a request that carries a valid token of that "
+            "username is not counted against it. A password change revokes every token of its user."
         ),
         request=TokenInputSerializer,
         responses={

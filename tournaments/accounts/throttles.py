@@ -18,14 +18,24 @@ from tournaments.api.errors import error_body
 from tournaments.api.throttles import client_address, throttle_hit
 
 
-def credentials_throttle(*, address: str, username: str, signup: bool = False) -> float | None:
+def credentials_throttle(*, address: str, username: str, signup: bool = False, proven: bool = False) -> float | None:
     """Count one login (or, with ``signup``, sign-up) attempt; the seconds to wait when over a limit.
 
-    The username is counted by its skeleton, so lookalike spellings share one budget.
+    The username is counted by its skeleton, so lookalike spellings share one budget.  A
+    username over its budget does not lock out everyone: each address still has a small
+    allowance of its own for it (``login_user_address``), so a stranger who spends the
+    username's budget spends only their own addresses' allowances, never its owner's.
+    ``proven``: the request already holds a valid token of this username, so its budget
+    does not apply at all (the address's does).
     """
     waits = [throttle_hit(scope="signup_ip" if signup else "login_ip", ident=address)]
-    if username:
-        waits.append(throttle_hit(scope="login_user", ident=username_skeleton(username)))
+    if username and not proven:
+        skeleton = username_skeleton(username)
+        locked = throttle_hit(scope="login_user", ident=skeleton)
+        if locked is not None:
+            allowance = throttle_hit(scope="login_user_address", ident=f"{address} {skeleton}")
+            # Over both: tries come back when the first of the two windows ends.
+            waits.append(None if allowance is None else min(locked, allowance))
     over = [wait for wait in waits if wait is not None]
     return max(over) if over else None
 

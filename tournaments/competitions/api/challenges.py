@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tournaments.accounts.idempotency import idempotent
-from tournaments.api.common import found, id_field, user_of
+from tournaments.api.common import found, id_field, options_field, user_of
 from tournaments.api.pagination import Pagination
 from tournaments.api.schema import error
 from tournaments.api.throttles import ArbiterScopedThrottle
@@ -37,7 +37,7 @@ class ChallengeInputSerializer(ClockInputSerializer):
     )
     swap_seats = serializers.BooleanField(default=True, help_text="Change sides every game.")
     seats = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=2, max_value=100)
-    options = serializers.DictField(required=False, default=dict)
+    options = options_field()
 
 
 class ChallengeSideSerializer(serializers.Serializer):

@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tournaments.accounts.idempotency import idempotent
-from tournaments.api.common import found, signed_in
+from tournaments.api.common import found, options_field, signed_in
 from tournaments.api.pagination import Pagination
 from tournaments.api.schema import error
 from tournaments.competitions.models import Tournament, TournamentSchedule
@@ -53,7 +53,7 @@ class ScheduleInputSerializer(ClockInputSerializer):
 
     name = serializers.CharField(max_length=180, help_text="Editions are called '<name> <date>'.")
     game = serializers.CharField(max_length=40)
-    options = serializers.DictField(required=False, default=dict)
+    options = options_field()
     seats = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=2, max_value=100)
     format = serializers.ChoiceField(choices=Tournament.Format.choices, default=Tournament.Format.SINGLE)
     games_per_pairing = serializers.IntegerField(default=2, min_value=1, max_value=100)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers, status
@@ -13,7 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tournaments.accounts.idempotency import idempotent
-from tournaments.api.common import found, id_field, user_of
+from tournaments.api.common import BoundedListField, found, id_field, options_field, user_of
 from tournaments.api.pagination import Pagination
 from tournaments.api.schema import error
 from tournaments.competitions.filters import TournamentFilter
@@ -95,22 +96,22 @@ class CrosstableSerializer(serializers.Serializer):
 class TournamentInputSerializer(ClockInputSerializer):
     game = serializers.CharField(max_length=40)
     name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
-    participants = serializers.ListField(
+    participants = BoundedListField(
         child=id_field(),
-        max_length=200,
+        max_length=settings.ARBITER_TOURNAMENT_MAX_PARTICIPANTS,
         required=False,
         default=list,
         help_text="Bot ids (leave out with all_active).",
     )
-    versions = serializers.ListField(
+    versions = BoundedListField(
         child=id_field(),
         required=False,
         default=list,
-        max_length=200,
+        max_length=settings.ARBITER_TOURNAMENT_MAX_PARTICIPANTS,
         help_text="Bot version ids to pin (one per bot, each bot a participant); other bots play their newest "
         "version that is not retired.",
     )
-    options = serializers.DictField(required=False, default=dict)
+    options = options_field()
     seats = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=2, max_value=100)
     format = serializers.ChoiceField(choices=Tournament.Format.choices, default=Tournament.Format.SINGLE)
     games_per_pairing = serializers.IntegerField(default=2, min_value=1, max_value=100)
@@ -227,8 +228,7 @@ class TournamentStandingsApi(APIView):
                 "tournament": tournament.id,
                 "status": tournament.status,
                 "rating_pool": tournament.rating_pool,
-                "progress": tournament_progress(tournament=tournament),
-                **tournament_standings_with_fit(tournament=tournament),
+                **tournament_standings_with_fit(tournament=tournament),  # with its progress
             }
         )
 

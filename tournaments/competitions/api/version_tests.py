@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tournaments.accounts.idempotency import idempotent
-from tournaments.api.common import found, user_of
+from tournaments.api.common import found, options_field, user_of
 from tournaments.api.pagination import Pagination
 from tournaments.api.schema import error
 from tournaments.api.throttles import ArbiterScopedThrottle
@@ -61,7 +61,7 @@ class VersionTestInputSerializer(ClockInputSerializer):
         help_text="The cap on games (default and maximum are settings: 2,000 and 20,000).",
     )
     seats = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=2, max_value=100)
-    options = serializers.DictField(required=False, default=dict)
+    options = options_field()
 
 
 class VersionTestOutputSerializer(serializers.ModelSerializer):

@@ -7,17 +7,33 @@ Standings rows also carry the one performance rating of the tournament
 (``perf_elo`` with its 95% interval ``ci_low``..``ci_high`` and ``los_next``),
 read from the whole-tournament fit in ``tournaments.competitions.selectors.performance``
 (cached, or fitted on the spot: a few more queries, still constant).
+
+What these pages show is computed once per state of the tournament and then
+served from Django's cache (Redis in production, each process's memory in the
+embedded default).  The key is a digest of every input, read on each request
+in one statement (:func:`_inputs`): the match counts and last finish
+by status, the participants with their names, their ratings and the stored
+fit's stamp.  A recorded match changes the counts, so the next read
+recomputes: nothing has to be told, and a reader never sees a table older
+than the database.  (A match's seats are written with its finish, so counts
+and last finish stand for the set of results.)
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.db import connection
 from django.db.models import Count
 
-from tournaments.competitions.models import Participant, Tournament
+from tournaments.bots.models import Bot, BotVersion
+from tournaments.competitions.models import Participant, PerformanceFit, Tournament
 from tournaments.competitions.selectors.performance import (
     standings_with_performance,
     tournament_los_matrix,
@@ -27,6 +43,12 @@ from tournaments.competitions.selectors.results import FinishedGame, tournament_
 from tournaments.matches.models import Match
 from tournaments.ratings.elo import outcome, pair_score
 from tournaments.ratings.models import Rating
+
+# The key says what a table was computed from, so the time only bounds the memory it holds.
+CACHE_S = 6 * 3600
+
+# What tournament_table returns, each part cached apart.
+TABLE_PARTS = ("standings", "crosstable", "performance_fit")
 
 # The fit's summary fields shown next to the standings (API ``performance_fit``).
 FIT_SUMMARY = ("computed_at", "stale", "matches", "anchor", "first_move_advantage", "first_move_stderr", "components")
@@ -170,21 +192,15 @@ def _crosstable(rows: list[_Row], pair: dict[tuple[int, int], list[float]]) -> d
 def tournament_standings(*, tournament: Tournament, performance: bool = True) -> list[dict[str, Any]]:
     """Per participant, best first: games, W/D/L, points, score %, Sonneborn-Berger, forfeits by status, Elo;
     and (unless ``performance`` is False) ``perf_elo``, ``ci_low``, ``ci_high``, ``los_next``."""
-    rows = _base_rows(tournament)
     if not performance:
-        return rows
-    table = tournament_performance(tournament=tournament, order=[r["bot_version"] for r in rows])
-    return standings_with_performance(rows, table)
+        return _cached(tournament, "base", lambda: _base_rows(tournament))
+    return tournament_standings_with_fit(tournament=tournament)["standings"]
 
 
 def tournament_standings_with_fit(*, tournament: Tournament) -> dict[str, Any]:
-    """``standings`` (rows with performance) and ``performance_fit`` (the fit's summary), from one fit."""
-    rows = _base_rows(tournament)
-    table = tournament_performance(tournament=tournament, order=[r["bot_version"] for r in rows])
-    return {
-        "standings": standings_with_performance(rows, table),
-        "performance_fit": {key: table[key] for key in FIT_SUMMARY},
-    }
+    """``standings`` (rows with performance), ``performance_fit`` (the fit's summary) and ``progress``
+    (:func:`tournament_progress`, read with the standings' inputs, so the two agree)."""
+    return _table_parts(tournament, ("standings", "performance_fit", "progress"))
 
 
 def tournament_los(*, tournament: Tournament) -> dict[str, Any]:
@@ -193,6 +209,10 @@ def tournament_los(*, tournament: Tournament) -> dict[str, Any]:
     From the whole-tournament fit behind ``perf_elo``: ``los[r][c]`` is the
     probability that row ``r`` is truly stronger than column ``c``.
     """
+    return _cached(tournament, "los", lambda: _los(tournament))
+
+
+def _los(tournament: Tournament) -> dict[str, Any]:
     rows = _base_rows(tournament)
     matrix = tournament_los_matrix(tournament=tournament, order=[r["bot_version"] for r in rows])
     by_version = {r["bot_version"]: r for r in rows}
@@ -207,16 +227,33 @@ def tournament_los(*, tournament: Tournament) -> dict[str, Any]:
 
 def tournament_crosstable(*, tournament: Tournament) -> dict[str, Any]:
     """Every pair's result: row's points against column and games played, in standings order."""
-    rows, pair, _ = _compute(tournament)
-    return _crosstable(rows, pair)
+    crosstable: dict[str, Any] = _table_parts(tournament, ("crosstable",))["crosstable"]
+    return crosstable
 
 
 def tournament_table(*, tournament: Tournament) -> dict[str, Any]:
     """Standings (with performance), crosstable and the fit's summary from one pass over the results.
 
     Pages that show both use this: the pass over every seat of every finished
-    match is the expensive part, so it is done once.
+    match is the expensive part, so it is done once, and kept until an input changes.
     """
+    return _table_parts(tournament, TABLE_PARTS)
+
+
+def _table_parts(tournament: Tournament, parts: tuple[str, ...]) -> dict[str, Any]:
+    # Each part is kept under a key of its own: the standings API does not unpickle the crosstable.
+    stamp, counts = _inputs(tournament)
+    extra = {"progress": _progress(counts)} if "progress" in parts else {}
+    keys = {part: f"tournament-table:{part}:{tournament.pk}:{stamp}" for part in parts if part in TABLE_PARTS}
+    found = cache.get_many(list(keys.values()))
+    if len(found) == len(keys):
+        return {**{part: found[key] for part, key in keys.items()}, **extra}
+    table = _table(tournament)
+    cache.set_many({f"tournament-table:{part}:{tournament.pk}:{stamp}": table[part] for part in TABLE_PARTS}, CACHE_S)
+    return {**{part: table[part] for part in keys}, **extra}
+
+
+def _table(tournament: Tournament) -> dict[str, Any]:
     rows, pair, _ = _compute(tournament)
     standings = _standing_rows(rows)
     table = tournament_performance(tournament=tournament, order=[r["bot_version"] for r in standings])
@@ -227,8 +264,66 @@ def tournament_table(*, tournament: Tournament) -> dict[str, Any]:
     }
 
 
+def _inputs(tournament: Tournament) -> tuple[str, dict[str, int]]:
+    """A digest of everything the tables above are computed from, read in one statement; and the match counts.
+
+    Per status the matches' count and last finish (a result recorded again
+    would move it); each participant's version, bot, names and rating; the
+    stored fit's stamp.  One raw statement rather than four ORM queries: it is
+    read on every request, and the four round trips were most of a cached
+    request's time.
+    """
+    table = {m.__name__: m._meta.db_table for m in (Match, Participant, BotVersion, Bot, Rating, PerformanceFit)}
+    users = get_user_model()._meta.db_table
+    sql = f"""
+        SELECT 'm', status, CAST(COUNT(*) AS TEXT) || '|' || COALESCE(CAST(MAX(finished_at) AS TEXT), '')
+        FROM {table["Match"]} WHERE tournament_id = %s GROUP BY status
+        UNION ALL
+        SELECT 'p', CAST(e.number AS TEXT), CAST(e.bot_version_id AS TEXT) || '|' || (
+                   -- Lookups per participant: joined, the planner read every version or rating.
+                   SELECT CAST(v.number AS TEXT) || '|' || CAST(v.bot_id AS TEXT) || '|' || b.name
+                          || '|' || u.username
+                   FROM {table["BotVersion"]} v
+                   JOIN {table["Bot"]} b ON b.id = v.bot_id
+                   JOIN {users} u ON u.id = b.owner_id
+                   WHERE v.id = e.bot_version_id
+               ) || '|' || COALESCE((
+                   SELECT CAST(r.elo AS TEXT) || '|' || CAST(r.games AS TEXT) FROM {table["Rating"]} r
+                   WHERE r.bot_version_id = e.bot_version_id AND r.pool = %s
+               ), '')
+        FROM {table["Participant"]} e
+        WHERE e.tournament_id = %s
+        UNION ALL
+        SELECT 'f', CAST(id AS TEXT), CAST(matches AS TEXT) || '|' || COALESCE(CAST(computed_at AS TEXT), '')
+        FROM {table["PerformanceFit"]} WHERE tournament_id = %s AND pool = %s
+    """  # table names from the models; every value a parameter
+    pool = tournament.rating_pool
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [tournament.pk, pool, tournament.pk, tournament.pk, pool])
+        rows = sorted(cursor.fetchall())
+    # ``created`` too: a test database handed out again gives a new tournament an old id.
+    inputs = (tournament.pk, tournament.created, pool, tournament.game_id, rows)
+    counts = {status: int(figures.split("|")[0]) for kind, status, figures in rows if kind == "m"}
+    return hashlib.sha256(repr(inputs).encode()).hexdigest(), counts
+
+
+def _cached(tournament: Tournament, what: str, compute: Callable[[], Any]) -> Any:
+    """``compute()``, or what it returned before for the same inputs."""
+    key = f"tournament-table:{what}:{tournament.pk}:{_inputs(tournament)[0]}"
+    value = cache.get(key)
+    if value is None:
+        value = compute()
+        cache.set(key, value, CACHE_S)
+    return value
+
+
 def tournament_progress(*, tournament: Tournament) -> dict[str, int]:
     """Match counts by status (one query)."""
-    counts = dict(Match.objects.filter(tournament=tournament).order_by().values_list("status").annotate(n=Count("id")))
+    return _progress(
+        dict(Match.objects.filter(tournament=tournament).order_by().values_list("status").annotate(n=Count("id")))
+    )
+
+
+def _progress(counts: dict[str, int]) -> dict[str, int]:
     total = sum(counts.values())
     return {"total": total, **{status: counts.get(status, 0) for status in Match.Status.values}}

@@ -153,14 +153,14 @@ def _challenge_matches_create(*, challenge: Challenge, config: MatchConfig) -> N
     mine, theirs = challenge.bot_version_id, challenge.opponent_version_id
     # With swap_seats the two bots change sides every game.
     sides = [(theirs, mine) if challenge.swap_seats and n % 2 == 1 else (mine, theirs) for n in range(challenge.games)]
-    matches = matches_create(
+    match_ids = matches_create(
         config=config,
         lineups=[Lineup(versions=side, seed=seed_draw(), index=n) for n, side in enumerate(sides)],
     )
     ChallengeMatch.objects.bulk_create(
-        [ChallengeMatch(challenge=challenge, match=m, number=n + 1) for n, m in enumerate(matches)]
+        [ChallengeMatch(challenge=challenge, match_id=m, number=n + 1) for n, m in enumerate(match_ids)]
     )
-    matches_enqueue(match_ids=[m.pk for m in matches])
+    matches_enqueue(match_ids=match_ids)
 
 
 def challenge_cancel(*, challenge: Challenge, user: Any) -> int:

@@ -126,7 +126,7 @@ def ladder_top_up(*, ladder_id: int, now: datetime | None = None, rng: random.Ra
     """
     now = now or db_clock()
     rng = rng or random.Random()
-    created: list[Match] = []
+    created: list[int] = []
     with transaction.atomic():
         if not Ladder.objects.filter(pk=ladder_id, enabled=True).update(topped_up_at=now):
             return []
@@ -164,10 +164,10 @@ def ladder_top_up(*, ladder_id: int, now: datetime | None = None, rng: random.Ra
                 entry.total += 1
                 entry.last_opponents = frozenset(set(lineup) - {version_id})
 
-        matches_enqueue(match_ids=[m.pk for m in created])
+        matches_enqueue(match_ids=created)
     if created:
-        logger.info("ladder %s queued matches %s", ladder_id, [m.pk for m in created])
-    return [m.pk for m in created]
+        logger.info("ladder %s queued matches %s", ladder_id, created)
+    return created
 
 
 def ladders_top_up(*, now: datetime | None = None, rng: random.Random | None = None) -> list[int]:

@@ -255,7 +255,7 @@ def tournament_matches_insert(*, tournament: Tournament, start: int, stop: int) 
         )
         for index in range(start, min(stop, len(plan)))
     ]
-    return [m.pk for m in matches_create(config=config, lineups=lineups)]
+    return matches_create(config=config, lineups=lineups)
 
 
 def _participants_recheck(*, tournament: Tournament) -> list[str]:

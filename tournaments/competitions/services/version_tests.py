@@ -201,17 +201,17 @@ def _queue_pairs(test: VersionTest, numbers: range) -> None:
         owner_id=test.owner_id,
     )
     sides = {0: (test.candidate_id, test.baseline_id), 1: (test.baseline_id, test.candidate_id)}
-    matches = matches_create(
+    match_ids = matches_create(
         config=config,
         lineups=[Lineup(versions=sides[game], seed=seeds[pair], index=2 * pair + game) for pair, game in plan],
     )
     VersionTestMatch.objects.bulk_create(
         [
-            VersionTestMatch(test=test, match=m, pair=pair, game=game)
-            for (pair, game), m in zip(plan, matches, strict=True)
+            VersionTestMatch(test=test, match_id=m, pair=pair, game=game)
+            for (pair, game), m in zip(plan, match_ids, strict=True)
         ]
     )
-    matches_enqueue(match_ids=[m.pk for m in matches])
+    matches_enqueue(match_ids=match_ids)
 
 
 def _top_up(test: VersionTest, *, created: int, in_flight: int) -> int:
