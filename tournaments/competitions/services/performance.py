@@ -102,6 +102,7 @@ def performance_request_refit(*, tournament_id: int, pool: str | None = None, no
         if tournament is None:
             return False
         row = _row(tournament)
+        _rows_known(tournament_id, row.pool)
         claimed = PerformanceFit.objects.filter(pk=row.pk).filter(due).update(requested_at=at)
     if not claimed:
         return False
