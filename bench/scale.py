@@ -140,7 +140,9 @@ def _worker(job: tuple[dict[str, str], str, float, int]) -> dict[str, Any]:
     _common.django_setup(env)
     from django.db import connection
 
-    from tournaments.matches.life import match_claim_next, match_heartbeat, match_record_result
+    from tournaments.matches.claim import match_claim_next
+    from tournaments.matches.life import match_heartbeat
+    from tournaments.matches.record import match_record_result
 
     worker = f"scale-{index}"
     reuse, since_close = _reuse_max(), 0

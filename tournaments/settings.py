@@ -293,6 +293,11 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Celery's Django fixup closes every database connection after each task unless this is set,
+# so without it a worker opened a new PostgreSQL backend for every match and CONN_MAX_AGE did
+# nothing.  Set, the fixup only closes them every 2 x this many tasks (never, in practice);
+# workers/celery_app.py ages them as Django's requests do instead (CONN_MAX_AGE, broken ones).
+CELERY_DB_REUSE_MAX = 1_000_000
 # Celery's own limit (100 tries, about 46 minutes of a broker outage) ends every worker at
 # once; a worker that waits costs nothing, and the supervisor would only start it again.
 CELERY_BROKER_CONNECTION_MAX_RETRIES = ENV["ARBITER_BROKER_RETRIES"] or None
@@ -367,6 +372,7 @@ ARBITER_TOURNAMENTS_PER_HOUR: int = ENV["ARBITER_TOURNAMENTS_PER_HOUR"]
 ARBITER_TOURNAMENT_INLINE_MATCHES: int = ENV["ARBITER_TOURNAMENT_INLINE_MATCHES"]
 ARBITER_PERFORMANCE_DEBOUNCE_S: float = ENV["ARBITER_PERFORMANCE_DEBOUNCE_S"]
 ARBITER_PERFORMANCE_LIVE_MAX_PLAYERS: int = ENV["ARBITER_PERFORMANCE_LIVE_MAX_PLAYERS"]
+ARBITER_RATINGS_APPLY_EVERY_S: float = ENV["ARBITER_RATINGS_APPLY_EVERY_S"]
 ARBITER_POOL_FIT_EVERY_S: float = ENV["ARBITER_POOL_FIT_EVERY_S"]
 ARBITER_LEADERBOARD_CACHE_S: float = ENV["ARBITER_LEADERBOARD_CACHE_S"]
 ARBITER_LIVE_POLL_MS: int = ENV["ARBITER_LIVE_POLL_MS"]

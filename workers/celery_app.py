@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from celery import Celery
-from celery.signals import worker_init, worker_process_init
+from celery.signals import task_postrun, task_prerun, worker_init, worker_process_init
 from kombu.transport import redis as kombu_redis
 
 from workers import broker_files
@@ -105,6 +105,21 @@ def _own_process_group(**_: Any) -> None:
     process dies is killed by the kernel (Celery sets its parent-death signal).
     """
     os.setpgid(0, 0)
+
+
+@task_prerun.connect
+@task_postrun.connect
+def _connections_age(**_: Any) -> None:
+    """Around every task: close this thread's database connections that broke or outlived ``CONN_MAX_AGE``.
+
+    What Django does around each request.  Celery's own fixup would close them
+    all after every task (a new PostgreSQL backend per match); with
+    ``CELERY_DB_REUSE_MAX`` set it leaves them open, and this keeps a connection
+    that a database restart broke from failing the next task as well.
+    """
+    from django.db import close_old_connections
+
+    close_old_connections()
 
 
 @worker_init.connect

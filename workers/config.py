@@ -283,6 +283,9 @@ _add("ARBITER_PERFORMANCE_DEBOUNCE_S", "float", 30.0, "At most one refit of a to
      "this many seconds.", _G, minimum=0)  # fmt: skip
 _add("ARBITER_PERFORMANCE_LIVE_MAX_PLAYERS", "int", 40, "Tournaments with at most this many players are fitted on "
      "the spot when their table is stale.", _G, minimum=0)  # fmt: skip
+_add("ARBITER_RATINGS_APPLY_EVERY_S", "float", 10.0, "Seconds between beat's catch-ups of the ratings' applier: "
+     "a rated match whose worker's request to apply it was lost is applied within this long.", _G,
+     minimum=1.0)  # fmt: skip
 _add("ARBITER_POOL_FIT_EVERY_S", "float", 120.0, "Seconds between checks for rating pools whose whole-history "
      "fit (the leaderboard's error bars) is behind; each such pool is refitted then.", _G, minimum=1)  # fmt: skip
 _add("ARBITER_LEADERBOARD_CACHE_S", "float", 5.0, "Seconds a leaderboard API response is reused per viewer and URL "

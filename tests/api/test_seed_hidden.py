@@ -23,8 +23,9 @@ from tournaments.bots.services import bot_version_create
 from tournaments.competitions.services.challenges import challenge_create
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 from tournaments.competitions.services.version_tests import version_test_create
-from tournaments.matches.life import match_claim, match_record_error, match_record_result
+from tournaments.matches.claim import match_claim
 from tournaments.matches.models import Match
+from tournaments.matches.record import match_record_error, match_record_result
 
 VIEWERS = ("anonymous", "other", "owner", "rival", "staff")
 

@@ -141,6 +141,7 @@ class Cluster(ProcessSet):
 
         ``pool_matches``: the matches rated in the tournament's pool in all (default: its own).
         """
+        self.wait_ratings_applied()
         rows = self.query(
             "SELECT m.id, m.status, m.attempt, count(rc.id) FROM matches_match m "
             "LEFT JOIN ratings_ratingchange rc ON rc.match_id = m.id "
@@ -173,8 +174,17 @@ class Cluster(ProcessSet):
         )
         return by_id
 
+    def wait_ratings_applied(self, timeout: float = 60) -> None:
+        """Wait until the ratings' applier (a task on the beat queue) has applied every recorded match."""
+
+        def applied() -> bool:
+            return not self.query("SELECT 1 FROM matches_match WHERE rating_pending LIMIT 1")
+
+        wait_for(applied, timeout, "the ratings' applier to apply every recorded match")
+
     def assert_rebuild_agrees(self) -> str:
         """``manage.py ratings_rebuild --check`` finds no difference (exit status 0)."""
+        self.wait_ratings_applied()
         result = self.manage("ratings_rebuild", "--check", check=False)
         assert result.returncode == 0, f"rebuild differs:\n{result.stdout}\n{result.stderr}"
         assert " 0 differ" in result.stdout, result.stdout

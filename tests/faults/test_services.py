@@ -22,9 +22,10 @@ from tournaments.competitions.models import Tournament
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 from tournaments.dbclock import db_clock
 from tournaments.matches import recovery as dispatch
-from tournaments.matches.life import match_claim, match_record_error, match_record_result
+from tournaments.matches.claim import match_claim
 from tournaments.matches.marks import recovery_marks, reruns_by_cause
 from tournaments.matches.models import MatchSeat
+from tournaments.matches.record import match_record_error, match_record_result
 from tournaments.matches.recovery import matches_expire_leases
 from tournaments.ratings.models import Rating, RatingChange
 from tournaments.ratings.rebuild import ratings_differences

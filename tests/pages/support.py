@@ -21,8 +21,9 @@ from tournaments.bots.models import Bot
 from tournaments.bots.services import bot_create
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
-from tournaments.matches.life import match_claim, match_record_result
+from tournaments.matches.claim import match_claim
 from tournaments.matches.models import Match
+from tournaments.matches.record import match_record_result
 
 RANDOM_BOT = (REFERENCE_BOTS / "random_bot.py").read_bytes()
 

@@ -20,7 +20,7 @@ from django.test import Client
 
 from tests.pages.support import make_bot, play_match
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
-from tournaments.matches.life import match_claim
+from tournaments.matches.claim import match_claim
 from tournaments.matches.models import Match
 
 pytestmark = pytest.mark.django_db

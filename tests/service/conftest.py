@@ -13,8 +13,9 @@ from tests.recording import record_for
 from tournaments.bots.models import Bot
 from tournaments.bots.services import bot_create
 from tournaments.games.services import game_sync
-from tournaments.matches.life import match_claim, match_record_result
+from tournaments.matches.claim import match_claim
 from tournaments.matches.models import Match, MatchSeat
+from tournaments.matches.record import match_record_result
 
 RANDOM_BOT = (REFERENCE_BOTS / "random_bot.py").read_bytes()
 

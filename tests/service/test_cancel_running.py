@@ -21,8 +21,10 @@ from tournaments.competitions.services.challenges import challenge_cancel, chall
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 from tournaments.competitions.services.version_tests import version_test_cancel, version_test_create
 from tournaments.errors import ConflictError, ForbiddenError
-from tournaments.matches.life import match_cancelled, match_claim, match_heartbeat, match_record_result
+from tournaments.matches.claim import match_claim
+from tournaments.matches.life import match_cancelled, match_heartbeat
 from tournaments.matches.models import Match
+from tournaments.matches.record import match_record_result
 from tournaments.ratings.models import RatingChange
 
 from .conftest import RANDOM_BOT

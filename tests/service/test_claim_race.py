@@ -31,7 +31,7 @@ print(t.id)
 CLAIMER = """
 import json, signal
 from tournaments.matches.models import Match
-from tournaments.matches.life import match_claim
+from tournaments.matches.claim import match_claim
 ids = list(Match.objects.filter(tournament_id={tid}).order_by("id").values_list("id", flat=True))
 # Say so once ready, then wait for the signal that starts every claimer at once.
 signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR1])

@@ -25,9 +25,10 @@ from engines import get_engine
 from tests.ci import need
 from tests.service.conftest import outcome_for
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
-from tournaments.matches.life import match_claim, match_record_error, match_record_result
+from tournaments.matches.claim import match_claim
 from tournaments.matches.live import LivePublisher, match_live
 from tournaments.matches.models import Match
+from tournaments.matches.record import match_record_error, match_record_result
 from workers.match import MoveRecord
 
 pytestmark = pytest.mark.django_db

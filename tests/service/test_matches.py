@@ -14,13 +14,9 @@ from tournaments.bots.models import BotVersion
 from tournaments.bots.services import bot_version_create
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.services.tournaments import tournament_cancel, tournament_create, tournament_start
-from tournaments.matches.life import (
-    match_claim,
-    match_record_error,
-    match_record_result,
-    matches_requeue_errored,
-)
+from tournaments.matches.claim import match_claim
 from tournaments.matches.models import Match
+from tournaments.matches.record import match_record_error, match_record_result, matches_requeue_errored
 from tournaments.matches.recovery import matches_expire_leases
 from tournaments.ratings.models import Rating, RatingChange
 from tournaments.ratings.rebuild import ratings_rebuild_apply

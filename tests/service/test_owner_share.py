@@ -16,7 +16,7 @@ from django.contrib.auth import get_user_model
 from tests.service.test_runtimes import _exotic
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
-from tournaments.matches.life import match_claim_next
+from tournaments.matches.claim import match_claim_next
 from tournaments.matches.models import Match
 
 pytestmark = pytest.mark.django_db

@@ -11,8 +11,9 @@ from django.contrib.auth import get_user_model
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.services.tournaments import tournament_create, tournament_priority_set, tournament_start
 from tournaments.errors import ForbiddenError
-from tournaments.matches.life import match_claim_next, match_record_error
+from tournaments.matches.claim import match_claim_next
 from tournaments.matches.models import Match
+from tournaments.matches.record import match_record_error
 
 pytestmark = pytest.mark.django_db
 

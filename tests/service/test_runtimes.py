@@ -11,7 +11,7 @@ import pytest
 
 from tournaments.bots.services import bot_create
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
-from tournaments.matches.life import match_claim_next
+from tournaments.matches.claim import match_claim_next
 from tournaments.matches.models import Match
 from workers.sandbox.runtimes import runtime_of, runtimes_missing
 
@@ -56,7 +56,8 @@ def test_worker_without_the_runtime_does_not_claim(user: Any, make_bot: Any) -> 
     assert left.status == Match.Status.QUEUED and left.attempt == 0
     # Work it can do is still claimed, even queued behind the match it cannot.
     runnable = _match_between(user, make_bot(), make_bot())
-    assert match_claim_next(worker="w") == (runnable.id, 1)
+    claimed = match_claim_next(worker="w")
+    assert claimed is not None and claimed[:2] == (runnable.id, 1)
     left.refresh_from_db()
     assert left.status == Match.Status.QUEUED
 

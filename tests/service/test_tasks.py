@@ -41,6 +41,8 @@ def test_run_next_plays_and_records_the_next_match(duel: Tournament) -> None:
     match.refresh_from_db()
     assert match.status == "finished" and match.attempt == 1 and match.moves and match.result_reason
     assert sorted(match.match_seats.values_list("rank", flat=True)) in ([1, 1], [1, 2])
+    # The pool was free: the match's rating changes committed with its result.
+    assert not match.rating_pending
     assert Rating.objects.filter(pool=duel.rating_pool).count() == 2
     # The next message plays the next match; one more finds nothing to do.
     assert tasks.run_next() == "finished"

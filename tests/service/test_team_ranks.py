@@ -10,8 +10,9 @@ from django.apps import apps as real_apps
 
 from tests.recording import record_for
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
-from tournaments.matches.life import match_claim, match_record_result
+from tournaments.matches.claim import match_claim
 from tournaments.matches.models import MatchSeat
+from tournaments.matches.record import match_record_result
 
 pytestmark = pytest.mark.django_db
 

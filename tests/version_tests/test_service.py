@@ -16,8 +16,9 @@ from tournaments.competitions.services.version_tests import (
     version_test_create,
 )
 from tournaments.errors import ForbiddenError, NotFoundError, ServiceError
-from tournaments.matches.life import match_claim, match_record_error
+from tournaments.matches.claim import match_claim
 from tournaments.matches.models import Match, MatchSeat
+from tournaments.matches.record import match_record_error
 from tournaments.ratings.stats import Sprt, bounds, counts
 
 
@@ -120,7 +121,7 @@ def test_a_decision_stops_the_test_and_cancels_queued_games(
     # A game that was running at the decision is cancelled once the decision commits (never, inside
     # this test's transaction); a result of it that lands first changes nothing.
     from tests.service.conftest import outcome_for
-    from tournaments.matches.life import match_record_result
+    from tournaments.matches.record import match_record_result
 
     frozen = (test.wins, test.losses, list(test.pentanomial), test.llr)
     assert match_record_result(

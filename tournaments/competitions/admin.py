@@ -28,7 +28,7 @@ from tournaments.competitions.services.ladders import ladder_clean, ladder_save
 from tournaments.competitions.services.schedules import schedule_clean, schedule_save
 from tournaments.competitions.services.tournaments import tournament_cancel, tournament_priority_set, tournament_start
 from tournaments.errors import ServiceError
-from tournaments.matches.life import matches_requeue_errored
+from tournaments.matches.record import matches_requeue_errored
 
 
 class ParticipantInline(ReadOnlyInline):

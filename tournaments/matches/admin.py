@@ -7,8 +7,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from tournaments.admin_kit import HistoryAdmin, PublicPageMixin, ReadOnlyInline
-from tournaments.matches.life import matches_requeue_errored
 from tournaments.matches.models import Match, MatchSeat
+from tournaments.matches.record import matches_requeue_errored
 
 # A documented exception to the apps' order (tests/test_layers.py): a match's page lists its rating changes.
 from tournaments.ratings.models import RatingChange

@@ -4,10 +4,10 @@ Ratings and competitions sit above matches (they read matches; competitions
 create them), so instead of being imported by ``matches.life`` they register
 here when their app starts: the ratings once (``ratings/apps.py``), the
 competitions per ``Match.Kind`` (``competitions/apps.py``).  ``matches.life``
-asks the ratings which new lineups may be rated and has them apply a result,
-then calls :func:`match_ended` inside the recording transaction, after the
-ratings, and :func:`match_requeued` inside the transaction that puts an
-ERRORED match back.
+asks the ratings which new lineups may be rated and has them apply recorded
+results (one applier per pool: ``ratings/applier.py``); it calls
+:func:`match_ended` inside the recording transaction and
+:func:`match_requeued` inside the transaction that puts an ERRORED match back.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from tournaments.matches.models import Match, MatchSeat
+from tournaments.matches.models import Match
 
 logger = logging.getLogger(__name__)
 
@@ -41,8 +41,12 @@ class RatingHooks:
 
     #: (rating pool, lineups: bot version ids per team) -> positions of the lineups that must not be rated.
     unrated_lineups: Callable[[str, Sequence[Sequence[int]]], set[int]]
-    #: Inside the recording transaction of a rated match, before the kind's hooks: (match, seats) -> ignored.
-    apply: Callable[[Match, Sequence[MatchSeat]], object]
+    #: At the end of a rated match's recording transaction: (rating pool) -> whether the pool's
+    #: pending matches (this one among them) were applied; False when another run holds the pool.
+    apply_now: Callable[[str], bool]
+    #: After that transaction commits, when ``apply_now`` could not: (rating pool) -> None.
+    #: Asks the pool's applier to run soon; must not raise.
+    apply_later: Callable[[str], None]
 
 
 _HOOKS: dict[str, KindHooks] = {}

@@ -4,8 +4,8 @@
 
     matches_create ─► QUEUED ─► matches_enqueue (on commit: one run_next message per match)
                                    │
-    match_claim_next (the fairest queued match, matches/queue.py: QUEUED → RUNNING,
-                      attempt + 1; a conditional UPDATE: one winner)
+    match_claim_next (matches/claim.py: the fairest queued match, matches/queue.py:
+                      QUEUED → RUNNING, attempt + 1; a conditional UPDATE: one winner)
                                    │
     match_heartbeat (renews the lease while the worker plays)   matches_cancel ─► CANCELLED
                                    │                              (queued or running: the worker
@@ -15,18 +15,22 @@
                                    └──────────── consequences ────────────┘
 
 A result or an error is written only while the match is RUNNING under the
-attempt that claimed it, in one transaction with its rating changes, so a
-redelivered or re-run match never counts twice.  The worker side of a run
+attempt that claimed it, and its rating changes are applied once (the
+applier clears the match's ``rating_pending`` in the transaction that
+applies them), so a redelivered or re-run match never counts twice.  The worker side of a run
 (packages, the referee, the heartbeat thread) is ``matches.runner``; the
 sweeper and the dispatcher, which recover lost work, are ``matches.recovery``.
 
 The consequences of a match that ended (finished, or errored for good), in
-this order:
+this order (``matches.record``):
 
-1. its rating changes, for a rated result (the ratings' hook), in the
-   recording transaction;
-2. its competition's ``ended`` hook, in the same transaction: the
+1. its competition's ``ended`` hook, in the recording transaction: the
    tournament may be finished, the version test recounted and topped up;
+2. its rating changes, for a rated result: the match is recorded pending and
+   the pool's applier is tried at the end of the recording transaction
+   without waiting; when another run holds the pool, the applier task is
+   asked for after commit (``ratings/applier.py``), so no worker waits for
+   another's rating rows;
 3. after commit, the competition's ``committed`` hook: the tournament's
    performance table is asked for a refit, the ladder tops itself up.
 
@@ -38,34 +42,27 @@ when their apps start (``ratings/apps.py``; ``competitions/apps.py``, per
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, QuerySet
+from django.db.models import QuerySet
 
 from engines import get_engine
-from tournaments.dbclock import db_clock, db_now
+from tournaments.dbclock import db_now
 from tournaments.matches.bulk import rows_insert
-from tournaments.matches.hooks import match_ended, match_ratings, match_requeued
-from tournaments.matches.marks import RERUN_PREFIX, WORKER, recovery_mark
+from tournaments.matches.hooks import match_ratings
 from tournaments.matches.models import Match, MatchSeat
-from tournaments.matches.queue import queue_candidates
-from tournaments.matches.selectors import match_commands
 from tournaments.matches.tasks import matches_wake_task, run_next
-from workers.match import Clock, MatchRecord
-from workers.sandbox.runtimes import runtimes_missing
+from workers.match import Clock
 
 logger = logging.getLogger(__name__)
 
-STDERR_LIMIT = 64 * 1024
 # Up to this many messages are sent by the committing process itself; more, by a task.
 WAKE_INLINE = 50
-# Rounds of candidates a worker tries before it gives its message up (others keep winning).
-CLAIM_ROUNDS = 20
 
 
 # -- creating and enqueueing ----------------------------------------------------------
@@ -185,95 +182,18 @@ def _wake_later(count: int) -> None:
         logger.warning("could not ask for %d run_next messages; the dispatcher sends them", count)
 
 
-# -- claiming and holding ------------------------------------------------------------
-
-
-def match_claim(*, match_id: int, worker: str) -> int | None:
-    """Take a queued match for this worker; returns the attempt number, or None if someone else has it."""
-    now = db_now()  # the database's clock: workers on several hosts share it (tournaments/dbclock.py)
-    with transaction.atomic():
-        claimed = Match.objects.filter(id=match_id, status=Match.Status.QUEUED).update(
-            status=Match.Status.RUNNING,
-            attempt=F("attempt") + 1,
-            worker=worker[:200],
-            claimed_at=now,
-            heartbeat_at=now,
-            waiting_for="",
-            waiting_since=None,
-        )
-        if not claimed:
-            return None
-        # Still inside the transaction: the row is ours until commit.
-        return Match.objects.values_list("attempt", flat=True).get(id=match_id)
-
-
-def match_claim_next(*, worker: str) -> tuple[int, int] | None:
-    """Take the fairest queued match (matches/queue.py); (match id, attempt), or None when none is left.
-
-    Workers racing for the same match: the losers look again (the winner's
-    match is no longer queued), so a message never goes unused while work waits.
-    A match whose bots need a runtime this worker lacks (``workers.sandbox.runtimes``) is
-    left to another worker.  A match held back by its owner's share is taken only
-    when this worker can run none of the others (matches/queue.py).
-    """
-    skipped: set[int] = set()
-    for _ in range(CLAIM_ROUNDS):
-        seen = lost = False
-        for match_id, held in queue_candidates(skip=skipped):
-            seen = True
-            if held and lost:
-                # An owner under their share lost a match to another worker and may have more
-                # queued: look again rather than give the slot to an owner holding their share.
-                break
-            missing = runtimes_missing(match_commands(match_id=match_id))
-            if missing:
-                # Left queued for a worker that has the runtime (played here it would be a crash);
-                # the next round looks past it.
-                logger.info("worker %s leaves match %s: no %s here", worker, match_id, ", ".join(sorted(missing)))
-                match_note_waiting(match_id=match_id, runtimes=missing)
-                skipped.add(match_id)
-                continue
-            attempt = match_claim(match_id=match_id, worker=worker)
-            if attempt is not None:
-                return match_id, attempt
-            lost = True
-        if not seen:
-            return None
-    logger.warning(
-        "worker %s lost %d claim rounds in a row; its message goes back to the dispatcher", worker, CLAIM_ROUNDS
-    )
-    return None
-
-
-def match_note_waiting(*, match_id: int, runtimes: Iterable[str]) -> None:
-    """Note that a queued match waits for a worker with ``runtimes`` (shown by the API and /healthz).
-
-    The first note's time stays: the sweeper ends a match that waited ``ARBITER_RUNTIME_WAIT_S``.
-    """
-    Match.objects.filter(id=match_id, status=Match.Status.QUEUED, waiting_for="").update(
-        waiting_for=", ".join(sorted(runtimes))[:60], waiting_since=db_now()
-    )
-
-
-def match_end_unrunnable(*, match_id: int, waited_s: float) -> bool:
-    """ERRORED (never rated, never a forfeit): a queued match no worker could run for ``waited_s``."""
-    with transaction.atomic():
-        _tournaments_lock(Match.objects.filter(id=match_id).values_list("tournament_id", flat=True))
-        match = Match.objects.select_for_update().filter(id=match_id, status=Match.Status.QUEUED).first()
-        if match is None or not match.waiting_for:
-            return False
-        match.status = Match.Status.ERRORED
-        match.error_reason = f"no worker with {match.waiting_for} took it in {waited_s:.0f} s"
-        match.finished_at = db_clock()
-        match.save(update_fields=["status", "error_reason", "finished_at"])
-        match_ended(match)
-    logger.warning("match %s: %s", match_id, match.error_reason)
-    return True
+# -- holding ---------------------------------------------------------------------------
 
 
 def match_cancelled(*, match_id: int) -> bool:
     """Whether the match was cancelled: its worker then stops the bots at once (one read by primary key)."""
     return Match.objects.filter(id=match_id, status=Match.Status.CANCELLED).exists()
+
+
+def match_state(*, match_id: int) -> tuple[str | None, int | None]:
+    """The match's status and attempt (one read by primary key); (None, None) when it is gone."""
+    row = Match.objects.filter(id=match_id).values_list("status", "attempt").first()
+    return (row[0], row[1]) if row is not None else (None, None)
 
 
 def match_heartbeat(*, match_id: int, attempt: int) -> bool:
@@ -301,140 +221,3 @@ def matches_cancel(*, matches: QuerySet[Match], at: datetime | None = None) -> i
     return matches.filter(status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).update(
         status=Match.Status.CANCELLED, finished_at=at if at is not None else db_now()
     )
-
-
-# -- results and errors --------------------------------------------------------------
-
-
-def _tournaments_lock(tournament_ids: Iterable[int | None]) -> None:
-    """Lock tournament rows, in id order.
-
-    Always tournaments first, then matches: tournament_cancel takes the same
-    order, so the two cannot deadlock.
-    """
-    ids = sorted({t for t in tournament_ids if t is not None})
-    if ids:
-        tournaments = Match._meta.get_field("tournament").related_model._default_manager
-        list(tournaments.select_for_update().filter(pk__in=ids).order_by("pk").values_list("pk", flat=True))
-
-
-def _lock_running(*, match_id: int, attempt: int) -> Match | None:
-    """Lock the match's tournament (if any) then the match; the match if still RUNNING under ``attempt``."""
-    _tournaments_lock(Match.objects.filter(id=match_id).values_list("tournament_id", flat=True))
-    match = Match.objects.select_for_update().filter(id=match_id).first()
-    if match is None:
-        logger.warning("match %s vanished", match_id)
-        return None
-    if match.status != Match.Status.RUNNING or match.attempt != attempt:
-        logger.warning(
-            "dropping result of match %s attempt %s: it is %s under attempt %s",
-            match_id,
-            attempt,
-            match.status,
-            match.attempt,
-        )
-        return None
-    return match
-
-
-def _seats_record(*, match: Match, record: MatchRecord) -> list[MatchSeat]:
-    """Write each seat's rank, score, status and usage from the record; returns the seats."""
-    seats = list(MatchSeat.objects.filter(match=match).order_by("seat"))
-    if len(record.ranks) != len(seats) or len(record.seat_records) != len(seats):
-        raise ValueError(f"match {match.pk} has {len(seats)} seats, the result has {len(record.ranks)} ranks")
-    for seat in seats:
-        report = record.seat_records[seat.seat]
-        seat.rank = int(record.ranks[seat.seat])
-        seat.score = float(record.scores[seat.seat]) if record.scores is not None else None
-        seat.status = str(report.status)[:20]
-        seat.stderr = report.stderr[-STDERR_LIMIT:]
-        seat.cpu_ms = report.cpu_ms
-        seat.peak_rss_kb = report.peak_rss_kb
-        seat.reported_name = (report.name or "")[:100]
-        seat.reported_version = (report.version or "")[:100]
-    MatchSeat.objects.bulk_update(
-        seats, ["rank", "score", "status", "stderr", "cpu_ms", "peak_rss_kb", "reported_name", "reported_version"]
-    )
-    return seats
-
-
-def match_record_result(*, match_id: int, attempt: int, record: MatchRecord) -> bool:
-    """Record a finished match and apply its consequences, once.  False when the result was dropped."""
-    with transaction.atomic():
-        match = _lock_running(match_id=match_id, attempt=attempt)
-        if match is None:
-            return False
-        seats = _seats_record(match=match, record=record)
-        match.status = Match.Status.FINISHED
-        match.moves = record.moves_json()
-        match.result_reason = record.reason
-        match.error_reason = ""
-        if record.engine_version:
-            match.engine_version = record.engine_version
-        if match.rated:
-            match_ratings().apply(match, seats)
-        # Taken after the rating rows are locked: for two matches sharing a bot,
-        # finish order is the order their rating changes were applied.  The
-        # database's clock, so workers on hosts with skewed clocks agree too
-        # (read as a value, so the saved object holds a datetime, not an expression).
-        match.finished_at = db_clock()
-        match.save(update_fields=["status", "moves", "result_reason", "error_reason", "engine_version", "finished_at"])
-        match_ended(match)
-    return True
-
-
-def match_record_error(
-    *, match_id: int, attempt: int, reason: str, retry: bool = True, cause: str = WORKER, charged: bool = True
-) -> str | None:
-    """An error of the service, not of a bot: re-run the match, or ERRORED once out of attempts.
-
-    Never a forfeit and never a rating change.  ``retry=False`` (a package
-    that cannot be unpacked, say) errors at once.  A re-run is counted under
-    ``cause`` (``matches.marks``).  ``charged=False`` (a worker that found
-    itself broken) gives the attempt back: the match is queued again with its
-    attempt count as before the claim.  Returns the new status, or None when
-    the match was no longer this attempt's.
-    """
-    with transaction.atomic():
-        match = _lock_running(match_id=match_id, attempt=attempt)
-        if match is None:
-            return None
-        match.error_reason = reason[:2000]
-        match.worker = ""
-        if retry and (not charged or match.attempt < settings.ARBITER_MATCH_MAX_ATTEMPTS):
-            match.status = Match.Status.QUEUED
-            if not charged:
-                # Safe to reuse: the only writer of this attempt is the worker giving it back.
-                match.attempt -= 1
-            match.save(update_fields=["status", "error_reason", "worker", "attempt"])
-            recovery_mark(name=RERUN_PREFIX + cause, add=1)
-            matches_enqueue(match_ids=[match.pk])
-        else:
-            match.status = Match.Status.ERRORED
-            match.finished_at = db_clock()
-            match.save(update_fields=["status", "error_reason", "worker", "finished_at"])
-            match_ended(match)
-    logger.warning("match %s attempt %s: %s -> %s", match_id, attempt, reason, match.status)
-    return match.status
-
-
-def matches_requeue_errored(*, match_ids: Sequence[int] | None = None, tournament_id: int | None = None) -> int:
-    """Put ERRORED matches back in the queue (each gets one more attempt); returns how many.
-
-    A finished tournament with errored matches runs again until they are done
-    (its ``requeued`` hook reopens it).
-    """
-    matches = Match.objects.filter(status=Match.Status.ERRORED).exclude(tournament__status="cancelled")
-    if match_ids is not None:
-        matches = matches.filter(id__in=list(match_ids))
-    if tournament_id is not None:
-        matches = matches.filter(tournament_id=tournament_id)
-    with transaction.atomic():
-        _tournaments_lock(matches.values_list("tournament_id", flat=True))
-        requeued = list(matches.select_for_update().only("id", "kind", "tournament_id"))
-        ids = [m.pk for m in requeued]
-        Match.objects.filter(id__in=ids).update(status=Match.Status.QUEUED, finished_at=None)
-        for match in requeued:
-            match_requeued(match)
-        matches_enqueue(match_ids=ids)
-    return len(ids)

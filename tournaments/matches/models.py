@@ -74,6 +74,9 @@ class Match(ClockFields):
     seed = models.BigIntegerField()
     rating_pool = models.CharField(max_length=200)
     rated = models.BooleanField(default=True)
+    # Recorded, rated, and its rating changes not applied yet: the pool's applier takes these in
+    # finish order, many per transaction (tournaments/ratings/applier.py).
+    rating_pending = models.BooleanField(default=False)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
     attempt = models.PositiveIntegerField(default=0)
     worker = models.CharField(max_length=200, blank=True)
@@ -85,7 +88,7 @@ class Match(ClockFields):
     result_reason = models.TextField(blank=True)
     error_reason = models.TextField(blank=True)
     # A queued match a worker could not run for want of a runtime (``node``...): which, and since
-    # when; cleared when a worker claims it, ended by the sweeper after ARBITER_RUNTIME_WAIT_S.
+    # when; cleared when the match is recorded or queued again, ended by the sweeper after ARBITER_RUNTIME_WAIT_S.
     waiting_for = models.CharField(max_length=60, blank=True)
     waiting_since = models.DateTimeField(null=True, blank=True)
 
@@ -126,6 +129,12 @@ class Match(ClockFields):
                 fields=["priority", "id"],
                 condition=Q(status=MatchStatus.QUEUED, priority__gt=0),
                 name="match_queue_raised",
+            ),
+            # The ratings' applier: a pool's recorded matches whose changes are not applied yet.
+            models.Index(
+                fields=["rating_pool", "finished_at", "id"],
+                condition=Q(rating_pending=True),
+                name="match_rating_pending",
             ),
         ]
 

@@ -38,21 +38,22 @@ number of owners with queued work, not on the number of queued matches.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
-from typing import NamedTuple
+from collections.abc import Collection, Iterator, Sequence
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Q
 
 from tournaments.matches.models import Match
 
-# Owners with queued work, found with one index step each (a "loose index scan": neither
-# database has a skip scan), then each owner's next match, when the owner was last served and
-# how many of their matches run.  An owner at the share ("running + 1 > share x slots" is
-# "running >= floor(share x slots)" without floor(), which SQLite may lack) is held back, last,
-# while an owner under it waits.
-_OWNERS_SQL = """
+# One statement for the whole order.  First the matches that jump the queue (lost to the
+# service, or raised by staff).  Then the owners with queued work, found with one index step
+# each (a "loose index scan": neither database has a skip scan), each owner's next match, when
+# the owner was last served and how many of their matches run; an owner at the share
+# ("running + 1 > share x slots" is "running >= floor(share x slots)" without floor(), which
+# SQLite may lack) is held back, last, while an owner under it waits.  Last the service's own
+# (the ladder's).  Each part is numbered in its own order; the parts keep theirs.
+CANDIDATE_CTES = """
 WITH RECURSIVE owners(owner_id) AS (
     SELECT min(owner_id) FROM matches_match WHERE status = 'queued'
     UNION ALL
@@ -62,7 +63,7 @@ WITH RECURSIVE owners(owner_id) AS (
 turns AS (
     SELECT
         o.owner_id,
-        (SELECT h.id FROM matches_match h WHERE h.status = 'queued' AND h.owner_id = o.owner_id {skip}
+        (SELECT h.id FROM matches_match h WHERE h.status = 'queued' AND h.owner_id = o.owner_id {skip_h}
          ORDER BY h."index", h.id LIMIT 1) AS head,
         (SELECT max(c.claimed_at) FROM matches_match c WHERE c.owner_id = o.owner_id) AS served,
         (SELECT count(*) FROM matches_match r WHERE r.status = 'running' AND r.owner_id = o.owner_id) AS running
@@ -75,11 +76,37 @@ waiting AS (
             AS at_share
     FROM turns
     WHERE head IS NOT NULL
+),
+heads AS (
+    SELECT head, at_share AND EXISTS (SELECT 1 FROM waiting w WHERE NOT w.at_share) AS held, served, owner_id
+    FROM waiting
+),
+jumpers AS (
+    SELECT j.id FROM matches_match j
+    WHERE j.status = 'queued' AND (j.attempt > 0 OR j.priority > 0) {skip_j}
+    ORDER BY j.priority DESC, j.attempt DESC, j.id LIMIT %s
+),
+service AS (
+    SELECT l.id FROM matches_match l WHERE l.status = 'queued' AND l.owner_id IS NULL {skip_l}
+    ORDER BY l."index", l.id LIMIT %s
 )
-SELECT head, at_share AND EXISTS (SELECT 1 FROM waiting w WHERE NOT w.at_share) AS held
-FROM waiting
-ORDER BY held, served IS NOT NULL, served, owner_id LIMIT %s
 """
+# The fair order itself, one row per candidate: (part, place, id, held).
+CANDIDATE_ROWS = """
+    SELECT 0 AS part, row_number() OVER (ORDER BY m.priority DESC, m.attempt DESC, m.id) AS place,
+        m.id AS id, FALSE AS held
+    FROM jumpers JOIN matches_match m ON m.id = jumpers.id
+    UNION ALL
+    SELECT 1, row_number() OVER (ORDER BY held, served IS NOT NULL, served, owner_id), head, held
+    FROM (SELECT * FROM heads ORDER BY held, served IS NOT NULL, served, owner_id LIMIT %s) AS fair
+    UNION ALL
+    SELECT 2, row_number() OVER (ORDER BY m."index", m.id), m.id, FALSE
+    FROM service JOIN matches_match m ON m.id = service.id
+"""
+
+
+# Candidates taken from each part of the order per look.
+OWNERS = 4
 
 
 class Candidate(NamedTuple):
@@ -93,36 +120,41 @@ class Candidate(NamedTuple):
     held: bool = False
 
 
-def queue_candidates(*, owners: int = 4, skip: Collection[int] = (), share: float | None = None) -> Iterator[Candidate]:
+def queue_candidates(
+    *, owners: int = OWNERS, skip: Collection[int] = (), share: float | None = None
+) -> Iterator[Candidate]:
     """Queued matches in the order a free worker should try to claim them.
 
-    Lazy: a worker usually claims the first and never runs the later queries.
-    Ids may repeat or be taken by someone else meanwhile; the claim decides.
+    One statement: a worker usually claims the first.  Ids may repeat or be taken by someone
+    else meanwhile; the claim decides.
     ``skip``: matches this worker cannot play (each owner's next match is then the one after).
     ``share``: the most of the slots one owner holds while others wait (default ``ARBITER_OWNER_SHARE``).
     """
     share = settings.ARBITER_OWNER_SHARE if share is None else share
     skipped = sorted(skip)
-    jumpers = (
-        Match.objects.filter(status=Match.Status.QUEUED)
-        .exclude(id__in=skipped)
-        .filter(Q(attempt__gt=0) | Q(priority__gt=0))
-        .order_by("-priority", "-attempt", "id")
-        .values_list("id", flat=True)[:owners]
+    sql = (
+        candidates_sql(skipped=len(skipped)) + "SELECT id, held FROM (" + CANDIDATE_ROWS + ") AS c ORDER BY part, place"
     )
-    yield from (Candidate(match_id) for match_id in jumpers)
     with connection.cursor() as cursor:
-        skip_sql = f"AND h.id NOT IN ({', '.join(['%s'] * len(skipped))})" if skipped else ""
-        cursor.execute(_OWNERS_SQL.format(skip=skip_sql), [*skipped, float(share), owners])
-        heads = [Candidate(head, bool(held)) for head, held in cursor.fetchall()]
-    yield from heads
-    service = (
-        Match.objects.filter(status=Match.Status.QUEUED, owner__isnull=True)
-        .exclude(id__in=skipped)
-        .order_by("index", "id")
-        .values_list("id", flat=True)[:owners]
+        # The placeholders in the order they appear: heads' skip, the share, jumpers' skip and
+        # limit, the service's skip and limit, the fair part's limit.
+        cursor.execute(sql, candidates_params(skipped=skipped, share=share, owners=owners))
+        rows = cursor.fetchall()
+    return iter([Candidate(match_id, bool(held)) for match_id, held in rows])
+
+
+def candidates_sql(*, skipped: int) -> str:
+    """The WITH list of the fair order, with ``skipped`` placeholders for matches to pass over."""
+    marks = ", ".join(["%s"] * skipped)
+    return CANDIDATE_CTES.format(
+        **{f"skip_{alias}": f"AND {alias}.id NOT IN ({marks})" if skipped else "" for alias in "hjl"}
     )
-    yield from (Candidate(match_id) for match_id in service)
+
+
+def candidates_params(*, skipped: Sequence[int], share: float, owners: int) -> list[Any]:
+    """The parameters of ``candidates_sql`` then ``CANDIDATE_ROWS``, in the order they appear."""
+    # Heads' skip, the share, jumpers' skip and limit, the service's skip and limit, the fair part's limit.
+    return [*skipped, float(share), *skipped, owners, *skipped, owners, owners]
 
 
 def queued_count() -> int:

@@ -38,10 +38,11 @@ from django.conf import settings
 from django.db.models import Count
 
 from tournaments.dbclock import db_clock
-from tournaments.matches.life import match_end_unrunnable, match_record_error, matches_wake
+from tournaments.matches.life import matches_wake
 from tournaments.matches.marks import EXPIRED, SWEEP, SWEEP_RESUMED, WORKER_LOST, recovery_mark
 from tournaments.matches.models import Match, RecoveryMark
 from tournaments.matches.queue import queued_count
+from tournaments.matches.record import match_end_unrunnable, match_record_error
 from workers.celery_app import queue_depths
 
 logger = logging.getLogger(__name__)

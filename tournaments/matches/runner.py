@@ -20,22 +20,17 @@ from typing import TypeVar
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist
-from django.db import InterfaceError, OperationalError, connection
+from django.db import InterfaceError, OperationalError
 
 from engines import InvalidOptionsError
 from tournaments.bots.selectors import bot_version_package
 from tournaments.dbclock import db_clock
+from tournaments.matches.claim import match_claim_next
 from tournaments.matches.clocks import match_time_limit_s
-from tournaments.matches.life import (
-    match_cancelled,
-    match_claim_next,
-    match_heartbeat,
-    match_record_error,
-    match_record_result,
-)
+from tournaments.matches.heartbeat import backoff, heartbeat, reconnect
 from tournaments.matches.live import LivePublisher
 from tournaments.matches.marks import DATABASE, OUTSIDE_KILL, SLOT, WORKER, trash_marks_note, worker_health_note
-from tournaments.matches.selectors import match_spec
+from tournaments.matches.record import match_record_error, match_record_result
 from workers.match import MatchRecord, MatchSpec
 from workers.packages.cache import PackageCache, PackageUnavailableError
 from workers.referee.conversation import MatchStopped
@@ -46,65 +41,6 @@ from workers.sandbox.start import BotProgram, ExternalKillError, InfrastructureE
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
-# The first wait after a failed database call; it doubles up to the heartbeat interval.
-FIRST_BACKOFF_S = 0.25
-
-
-def _reconnect() -> None:
-    """Drop this thread's database connection so that the next call opens a new one."""
-    with contextlib.suppress(Exception):
-        connection.close()
-
-
-def _backoff(failures: int) -> float:
-    return min(FIRST_BACKOFF_S * 2 ** (failures - 1), settings.ARBITER_HEARTBEAT_S)
-
-
-def _heartbeat(match_id: int, attempt: int, stop: threading.Event, cancelled: threading.Event) -> None:
-    """Renew this attempt's lease until ``stop`` is set, and set ``cancelled`` when the match is cancelled.
-
-    Runs on its own database connection.  The lease is renewed every
-    ``ARBITER_HEARTBEAT_S``; in between, every ``ARBITER_CANCEL_CHECK_S``, one
-    read by primary key asks whether the match was cancelled, so that its bots
-    are stopped within about that long rather than a heartbeat.  A failed call
-    (the database restarting, a cut link, anything else) is retried with
-    backoff for as long as the match is played: the match is given up only
-    when the database says it is no longer this attempt's.
-    """
-    beat_every = settings.ARBITER_HEARTBEAT_S
-    look_every = min(settings.ARBITER_CANCEL_CHECK_S, beat_every)
-    next_beat = time.monotonic() + beat_every
-    wait, failures = look_every, 0
-    try:
-        while not stop.wait(wait):
-            try:
-                if time.monotonic() >= next_beat:
-                    held = match_heartbeat(match_id=match_id, attempt=attempt)
-                    next_beat = time.monotonic() + beat_every
-                    # A renewal that held says the match runs; one refused may be a cancel.
-                    gone = not held and match_cancelled(match_id=match_id)
-                else:
-                    held, gone = True, match_cancelled(match_id=match_id)
-            except Exception as exc:
-                failures += 1
-                wait = _backoff(failures)
-                if failures == 1:
-                    logger.warning("match %s attempt %s: lease renewal failed (%s); retrying", match_id, attempt, exc)
-                _reconnect()
-                continue
-            if failures:
-                logger.warning("match %s attempt %s: lease renewed after %d failure(s)", match_id, attempt, failures)
-            wait, failures = look_every, 0
-            if gone:
-                logger.warning("match %s attempt %s was cancelled: its bots are stopped", match_id, attempt)
-                cancelled.set()
-                return
-            if not held:
-                # The sweeper gave the match to someone else: our result will be dropped.
-                logger.warning("match %s attempt %s lost its lease", match_id, attempt)
-                return
-    finally:
-        _reconnect()
 
 
 def _persist(what: str, write: Callable[[], T]) -> T:
@@ -122,14 +58,14 @@ def _persist(what: str, write: Callable[[], T]) -> T:
             done = write()
         except (OperationalError, InterfaceError) as exc:
             failures += 1
-            pause = _backoff(failures)
+            pause = backoff(failures)
             if time.monotonic() + pause > deadline:
                 logger.error("%s: the database stayed unreachable; giving the result up (%s)", what, exc)
                 raise
             if failures == 1:
                 logger.warning("%s: database unavailable (%s); retrying for up to %.0f s", what, exc,
                                settings.ARBITER_RESULT_RETRY_S)  # fmt: skip
-            _reconnect()
+            reconnect()
             time.sleep(pause)
             continue
         if failures:
@@ -202,7 +138,9 @@ def _time_limit(seconds: int) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def _play(match_id: int, attempt: int, node: str, cancelled: threading.Event, live: LivePublisher) -> MatchRecord | str:
+def _play(
+    spec: MatchSpec, attempt: int, node: str, cancelled: threading.Event, live: LivePublisher
+) -> MatchRecord | str:
     """Play the claimed match: its record, or the status its error (or its cancel) left it in.
 
     Every ply's public view goes to ``live`` as it is played, for the match's page.
@@ -211,8 +149,8 @@ def _play(match_id: int, attempt: int, node: str, cancelled: threading.Event, li
     now) is not counted against the match.  A match cancelled meanwhile
     (``cancelled`` set by the heartbeat) has its bots killed and nothing recorded.
     """
+    match_id = int(spec.match_id)
     try:
-        spec = match_spec(match_id=match_id)
         with _time_limit(match_time_limit_s(seats=spec.seats, clock=spec.clock)):
             return play_match(spec, _programs(spec), limits=settings.ARBITER_SANDBOX, stop=cancelled, on_move=live)
     except MatchStopped:
@@ -266,11 +204,11 @@ def worker_fitness(*, node: str, fresh: bool = False) -> list[str]:
             worker_health_note(worker=node, problems=problems, at=db_clock())
         except (OperationalError, InterfaceError) as exc:  # the database is away: the next check notes it
             logger.warning("worker %s: could not note its self-check (%s)", node, exc)
-            _reconnect()
+            reconnect()
     try:
         trash_marks_note()  # what this process's trash could not delete, for /metrics
     except (OperationalError, InterfaceError):  # the database is away: the counts wait for the next check
-        _reconnect()
+        reconnect()
     _fitness[node] = (now, problems)
     return problems
 
@@ -291,14 +229,13 @@ def match_run_next(*, worker: str) -> str:
     claimed = match_claim_next(worker=worker)
     if claimed is None:
         return "nothing queued"
-    match_id, attempt = claimed
-    stop, cancelled = threading.Event(), threading.Event()
-    # The lease is renewed until the result is in, through any wait for the database.
-    beat = threading.Thread(target=_heartbeat, args=(match_id, attempt, stop, cancelled), daemon=True)
-    beat.start()
+    match_id, attempt, spec = claimed
+    # The lease is renewed (by this process's one heartbeat thread) until the result is in,
+    # through any wait for the database.
+    lease = heartbeat.hold(match_id=match_id, attempt=attempt)
     live = LivePublisher(match_id=match_id, attempt=attempt)
     try:
-        played = _play(match_id, attempt, node, cancelled, live)
+        played = _play(spec, attempt, node, lease.cancelled, live)
         if isinstance(played, str):
             return played
         record: MatchRecord = played
@@ -307,6 +244,6 @@ def match_run_next(*, worker: str) -> str:
             lambda: match_record_result(match_id=match_id, attempt=attempt, record=record),
         )
     finally:
-        stop.set()
+        heartbeat.release(lease)
         live.close()
     return "finished" if recorded else "dropped"

@@ -10,13 +10,6 @@ from tournaments.bots.selectors import bots_private_to_others
 from tournaments.matches.forfeits import forfeit_details, forfeit_explained
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.matches.seeds import seed_shown
-from workers.match import BotRef, MatchSpec
-from workers.packages.build import BUILT_FILENAME
-
-
-def match_commands(*, match_id: int) -> list[list[str]]:
-    """The command of each seat's bot version (what a worker must be able to run)."""
-    return [list(c) for c in MatchSeat.objects.filter(match_id=match_id).values_list("bot_version__command", flat=True)]
 
 
 def matches_visible(*, user: Any) -> QuerySet[Match]:
@@ -113,37 +106,3 @@ def bot_forfeits(*, user: Any, bot_id: int, limit: int = 10) -> list[dict[str, A
             }
         )
     return rows
-
-
-def match_spec(*, match_id: int) -> MatchSpec:
-    """What the referee needs to play the match: game, seed, clock and each seat's package."""
-    match = Match.objects.defer("moves").get(id=match_id)
-    seats = (
-        MatchSeat.objects.filter(match_id=match_id)
-        .order_by("seat")
-        .values_list(
-            "bot_version_id",
-            "bot_version__checksum",
-            "bot_version__filename",
-            "bot_version__command",
-            "bot_version__build__checksum",
-        )
-    )
-    return MatchSpec(
-        match_id=str(match.id),
-        engine_id=match.game_id,
-        options=dict(match.options),
-        seed=match.seed,
-        seats=match.seats,
-        clock=match.clock,
-        # A built version is played from its built archive (bots.selectors.bot_version_package).
-        bots=tuple(
-            BotRef(
-                version_id=v,
-                checksum=built or c,
-                filename=BUILT_FILENAME if built else f,
-                command=tuple(cmd or []),
-            )
-            for v, c, f, cmd, built in seats
-        ),
-    )

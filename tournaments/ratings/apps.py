@@ -14,12 +14,13 @@ class RatingsConfig(AppConfig):
         # Ratings sit above matches: matches.life calls them through its hooks
         # (the order is documented there).  Imported here: services need the app registry.
         from tournaments.matches.hooks import RatingHooks, match_ratings_register
+        from tournaments.ratings.applier import ratings_apply_pending, ratings_apply_soon
         from tournaments.ratings.selectors import lineups_unrated
-        from tournaments.ratings.services import ratings_apply_match
 
         match_ratings_register(
             RatingHooks(
                 unrated_lineups=lambda pool, lineups: lineups_unrated(pool=pool, lineups=lineups),
-                apply=lambda match, seats: ratings_apply_match(match=match, seats=seats),
+                apply_now=lambda pool: ratings_apply_pending(pool=pool, wait=False) is not None,
+                apply_later=lambda pool: ratings_apply_soon(pool=pool),
             )
         )

@@ -1,11 +1,13 @@
 """Rebuilding ratings from the match history, and comparing the result with the live ratings.
 
-The replay walks every FINISHED rated match in finish order (``finished_at``
-is stamped by the database after the rating rows are locked, so for two
-matches sharing a bot it is the order their changes were applied) and runs
+The replay walks every FINISHED rated match whose changes were applied, in
+the order the pool's applier applied them (``applier.py``: by the id of
+each match's first rating change; a match that produced none changes
+nothing, and its place does not matter), and runs
 exactly the arithmetic of the live path (``tournaments.ratings.elo.elo_match_changes``
 and ``rating_start``).  Exactly-once recording means the rebuild equals the
-live ratings; any difference is reported per rating.
+live ratings; any difference is reported per rating.  Matches recorded but
+not applied yet (``rating_pending``) are left to the applier, on both sides.
 
 ``ratings_replay`` and ``ratings_differences`` only read (in one snapshot on
 PostgreSQL); ``ratings_rebuild_apply`` writes the rebuilt numbers.
@@ -22,7 +24,7 @@ from typing import TypeVar
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import ProtectedError
+from django.db.models import F, Min, ProtectedError
 
 from tournaments.bots.models import BotVersion
 from tournaments.matches.models import Match, MatchSeat
@@ -104,12 +106,17 @@ def _chunks(ids: list[T]) -> Iterator[list[T]]:
 
 
 def ratings_replay(*, pool: str | None = None) -> Replay:
-    """Recompute ratings (all pools, or one) from the finished rated matches, in finish order; writes nothing."""
+    """Recompute ratings (all pools, or one) from the applied rated matches, in their order; writes nothing."""
     config = elo_settings()
-    matches = Match.objects.filter(status=Match.Status.FINISHED, rated=True)
+    matches = Match.objects.filter(status=Match.Status.FINISHED, rated=True, rating_pending=False)
     if pool is not None:
         matches = matches.filter(rating_pool=pool)
-    order = list(matches.order_by("finished_at", "id").values_list("id", "rating_pool"))
+    # The applier's order: it applies a pool's matches in finish order, but two matches may
+    # commit out of that order, and what the live ratings saw is the order of application.
+    applied = matches.annotate(first_change=Min("rating_changes__id"))
+    order = list(
+        applied.order_by(F("first_change").asc(nulls_first=True), "finished_at", "id").values_list("id", "rating_pool")
+    )
     book: dict[tuple[str, int], ReplayedRating] = {}
     # Per (pool, bot): [(version number, version id)] of versions rated so far.
     rated_versions: dict[tuple[str, int], list[tuple[int, int]]] = defaultdict(list)

@@ -63,6 +63,18 @@ def performance_refresh(*, tournament_id: int) -> PerformanceFit:
     return row
 
 
+# (tournament, pool) table rows this process has seen exist, bounded: a worker records many
+# matches of one tournament, and each would otherwise look for the row again.
+_KNOWN_ROWS: set[tuple[int, str]] = set()
+_KNOWN_ROWS_MAX = 10_000
+
+
+def _rows_known(tournament_id: int, pool: str) -> None:
+    if len(_KNOWN_ROWS) >= _KNOWN_ROWS_MAX:
+        _KNOWN_ROWS.clear()
+    _KNOWN_ROWS.add((tournament_id, pool))
+
+
 def performance_request_refit(*, tournament_id: int, pool: str | None = None, now: datetime | None = None) -> bool:
     """Ask for a refit of the tournament's table, debounced; True when a task was sent.
 
@@ -79,13 +91,18 @@ def performance_request_refit(*, tournament_id: int, pool: str | None = None, no
     if pool is not None:
         rows = PerformanceFit.objects.filter(tournament_id=tournament_id, pool=pool)
         claimed = rows.filter(due).update(requested_at=at)
-        if not claimed and rows.exists():
+        if claimed:
+            _rows_known(tournament_id, pool)
+        # A row seen once is there for good (it goes only with its tournament): no look again.
+        if not claimed and ((tournament_id, pool) in _KNOWN_ROWS or rows.exists()):
+            _rows_known(tournament_id, pool)
             return False  # a refit asked for moments ago is on its way and will include this result
     if not claimed:
         tournament = Tournament.objects.filter(pk=tournament_id).first()
         if tournament is None:
             return False
         row = _row(tournament)
+        _rows_known(tournament_id, row.pool)
         claimed = PerformanceFit.objects.filter(pk=row.pk).filter(due).update(requested_at=at)
     if not claimed:
         return False

@@ -1,0 +1,115 @@
+"""Applying recorded matches to the ratings: one applier per pool at a time, many matches per transaction.
+
+Why not simply in each recording transaction, as before: there every worker
+that recorded a match of a bot waited for that bot's rating rows, locked by
+another worker until its commit, so the workers of a busy pool recorded one
+after the other.  Now a recorded rated match is marked ``rating_pending`` and
+the pool's applier applies pending matches in finish order (``finished_at``,
+then id), up to ``BATCH`` per transaction, each with exactly the arithmetic
+of the live path and the rebuild (``services.ratings_apply_match``), and
+clears their flags in the same transaction: a match is applied once,
+however often the applier runs.
+
+One applier per pool: a run holds the pool's lock (a PostgreSQL advisory
+lock, for its transaction; SQLite, the embedded default, has one writer at a
+time anyway).  The recording worker itself tries it at the end of its
+recording transaction, without waiting (``matches.record``): when the pool
+is free, which is the usual case, the match's rating changes commit with its
+result; when another run holds the pool, the worker leaves its match pending
+and, once committed, asks for the ``ratings_apply`` task on the short-task
+queue, which waits for the lock and applies whatever is pending.  Beat's
+catch-up (every ``ARBITER_RATINGS_APPLY_EVERY_S``) applies what a lost
+message left.  No worker ever waits for another's rating rows.
+
+Order: matches are applied in finish order, but two may commit out of that
+order; what counts is the order of application, which
+``rebuild.ratings_replay`` follows (a match's first rating change's id), so
+live ratings always equal the rebuild.
+"""
+
+from __future__ import annotations
+
+import logging
+import zlib
+
+from django.conf import settings
+from django.db import connection, transaction
+
+from tournaments.matches.models import Match, MatchSeat
+from tournaments.ratings.services import ratings_apply_match
+from tournaments.ratings.tasks import ratings_apply
+
+logger = logging.getLogger(__name__)
+
+# Matches applied per transaction.
+BATCH = 200
+# The advisory lock's first key: the ratings' pools (the second is the pool's checksum).
+_LOCK_CLASS = 7_311
+
+
+def _pool_lock(pool: str, *, wait: bool) -> bool:
+    """Take the pool's applier lock until this transaction ends; False when another run holds it and not ``wait``."""
+    if connection.vendor != "postgresql":
+        return True
+    key = zlib.crc32(pool.encode()) - 2**31  # PostgreSQL's int4
+    with connection.cursor() as cursor:
+        if wait:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_LOCK_CLASS, key])
+            return True
+        cursor.execute("SELECT pg_try_advisory_xact_lock(%s, %s)", [_LOCK_CLASS, key])
+        return bool(cursor.fetchone()[0])
+
+
+def _apply_batch(pool: str, *, wait: bool) -> int | None:
+    """Apply up to BATCH pending matches of the pool in one transaction; None when another run holds it."""
+    with transaction.atomic():
+        if not _pool_lock(pool, wait=wait):
+            return None
+        matches = list(
+            Match.objects.filter(rating_pending=True, rating_pool=pool)
+            .order_by("finished_at", "id")
+            .only("id", "rating_pool")[:BATCH]
+        )
+        if not matches:
+            return 0
+        seats: dict[int, list[MatchSeat]] = {m.pk: [] for m in matches}
+        for seat in MatchSeat.objects.filter(match_id__in=list(seats)).order_by("match_id", "seat"):
+            seats[seat.match_id].append(seat)
+        for match in matches:
+            ratings_apply_match(match=match, seats=seats[match.pk])
+        Match.objects.filter(id__in=list(seats)).update(rating_pending=False)
+    return len(matches)
+
+
+def ratings_apply_pending(*, pool: str, wait: bool = True) -> int | None:
+    """Apply every recorded match of ``pool`` whose rating changes are pending; returns how many this run applied.
+
+    ``wait``: for another run of the pool's applier to end first (a task on the
+    short-task queue may wait); without it, returns None at once when another
+    run holds the pool (a recording worker, which then asks for the task).
+    """
+    applied = 0
+    while True:
+        done = _apply_batch(pool, wait=wait)
+        if done is None:
+            return None
+        if not done:
+            return applied
+        applied += done
+        if done < BATCH:
+            return applied
+
+
+def ratings_apply_all() -> int:
+    """Apply what is pending in every pool (beat's catch-up); returns how many matches were applied."""
+    pending = Match.objects.filter(rating_pending=True).order_by()  # no ordering column in the DISTINCT
+    pools = list(pending.values_list("rating_pool", flat=True).distinct())
+    return sum(ratings_apply_pending(pool=pool) or 0 for pool in pools)
+
+
+def ratings_apply_soon(*, pool: str) -> None:
+    """Ask for the pool's applier on the short-task queue; never raises (beat's catch-up applies it otherwise)."""
+    try:
+        ratings_apply.apply_async(args=(pool,), queue=settings.ARBITER_BEAT_QUEUE)
+    except Exception:  # the broker is away: the catch-up applies the match within its interval
+        logger.warning("could not ask for the ratings of pool %s; beat's catch-up applies them", pool)
