@@ -24,6 +24,18 @@ class Language:
     runtime: str = ""  # the program a machine needs to run (or build) it
 
 
+JAVA_COMMAND = (
+    "java",
+    "-Xmx192m",
+    "-Xss1m",
+    "-XX:+UseSerialGC",
+    "-XX:ActiveProcessorCount=1",
+    "-XX:ReservedCodeCacheSize=32m",
+    "-XX:CompressedClassSpaceSize=32m",
+    "-XX:MaxMetaspaceSize=64m",
+    "Main",
+)
+
 LANGUAGES = {
     "python": Language("main.py", "main.py", ("python3", "main.py"), runtime="python3"),
     "c": Language(
@@ -32,6 +44,22 @@ LANGUAGES = {
     # Node's JIT reserves more address space than the sandbox lets one process have (512 MiB by
     # default); without the JIT it runs within it.
     "javascript": Language("main.js", "main.js", ("node", "--jitless", "main.js"), runtime="node"),
+    "cpp": Language(
+        "bot.cpp", "bot.cpp", ("./bot",), ("g++", "-O2", "-std=c++17", "-o", "bot", "bot.cpp"), runtime="g++"
+    ),
+    # Plain rustc, not cargo: std only (a build cannot download crates), nothing cached outside /bot.
+    "rust": Language(
+        "main.rs",
+        "main.rs",
+        ("./bot",),
+        ("rustc", "--edition", "2021", "-O", "-C", "strip=symbols", "-o", "bot", "main.rs"),
+        runtime="rustc",
+    ),
+    # HOME is /tmp in the sandbox, so Go's build cache and GOPATH stay in the build's own /tmp.
+    "go": Language("main.go", "main.go", ("./bot",), ("go", "build", "-o", "bot", "main.go"), runtime="go"),
+    # The JVM reserves far more address space than it uses: these flags keep it within the
+    # bot's per-process limit (512 MiB by default) and its threads few (docs/bots.md).
+    "java": Language("Main.java", "Main.java", JAVA_COMMAND, ("javac", "-J-Xmx512m", "Main.java"), runtime="java"),
 }
 
 
