@@ -19,7 +19,7 @@ import pytest
 from kit.starter import JAVA_COMMAND
 from tests.ci import need
 from tests.referee.support import random_bot, survivors
-from workers.match import Clock, MatchSpec
+from workers.match import Clock, MatchSpec, SeatRecord
 from workers.referee.play import play_match
 from workers.sandbox.launcher import BOT_ENV
 from workers.sandbox.limits import SandboxLimits
@@ -110,17 +110,23 @@ def c_bot(directory: Path) -> BotProgram:
     return BotProgram(directory=directory, command=("./bot",))
 
 
-@pytest.mark.parametrize("make", [python_bot, node_bot, c_bot], ids=["python3", "node", "c"])
-def test_a_bot_starts_and_plays_though_it_may_not_change_its_limits(
-    tmp_path: Path, limits: SandboxLimits, make: object
-) -> None:  # fmt: skip
+def _play_against_random(tmp_path: Path, limits: SandboxLimits, make: object) -> SeatRecord:
+    """Play the bot ``make`` writes against the random bot; its seat, once both played the match out."""
     directory = tmp_path / "bot"
     directory.mkdir()
     bot = make(directory)  # type: ignore[operator]
     spec = MatchSpec("", "count-test", {"target": 10}, 3, 2, Clock(move_ms=2000, game_ms=20_000, startup_ms=8000))
     record = play_match(spec, [bot, random_bot(tmp_path / "random")], limits=limits)
     mine = record.seat_records[0]
-    assert [s.status for s in record.seat_records] == ["ok", "ok"], (record.reason, mine.stderr[-500:])
+    assert [s.status for s in record.seat_records] == ["ok", "ok"], (record.reason, mine.stderr[-800:])
+    return mine
+
+
+@pytest.mark.parametrize("make", [python_bot, node_bot, c_bot], ids=["python3", "node", "c"])
+def test_a_bot_starts_and_plays_though_it_may_not_change_its_limits(
+    tmp_path: Path, limits: SandboxLimits, make: object
+) -> None:  # fmt: skip
+    mine = _play_against_random(tmp_path, limits, make)
     said = [line for line in mine.stderr.splitlines() if line.startswith("LIMIT:")]
     assert len(said) == 1 and said[0].startswith("LIMIT:refused"), mine.stderr[-500:]
     assert survivors() == {}
@@ -240,17 +246,11 @@ def java_bot(directory: Path) -> BotProgram:
 def test_a_runtime_with_many_threads_plays_within_the_default_limits(
     tmp_path: Path, limits: SandboxLimits, make: object
 ) -> None:  # fmt: skip
-    directory = tmp_path / "bot"
-    directory.mkdir()
-    bot = make(directory)  # type: ignore[operator]
-    spec = MatchSpec("", "count-test", {"target": 10}, 3, 2, Clock(move_ms=2000, game_ms=20_000, startup_ms=8000))
     # The default limits, as a fresh installation has them (only the tests' own slots differ).
     defaults = SandboxLimits()
     assert (limits.memory_mb, limits.processes, limits.go_address_space_mb, limits.cgroups) == (
         defaults.memory_mb, defaults.processes, defaults.go_address_space_mb, defaults.cgroups
     )  # fmt: skip
-    record = play_match(spec, [bot, random_bot(tmp_path / "random")], limits=limits)
-    mine = record.seat_records[0]
-    assert [s.status for s in record.seat_records] == ["ok", "ok"], (record.reason, mine.stderr[-800:])
+    mine = _play_against_random(tmp_path, limits, make)
     assert "CHURN:" in mine.stderr, mine.stderr[-800:]
     assert survivors() == {}
