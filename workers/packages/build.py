@@ -37,6 +37,9 @@ BUILT_FILENAME = "built.tar.gz"
 # The output kept for the author: the end of it, where compilers put the error that stopped them.
 LOG_LINES = 30
 LOG_BYTES = 64 * 1024
+# Compilers that need more time and memory than gcc for the same program: their builds get the
+# ARBITER_BUILD_LARGE_* limits.
+LARGE_TOOLCHAINS = frozenset({"rustc", "cargo", "javac", "go"})
 
 
 @dataclass(frozen=True)
@@ -49,11 +52,12 @@ class BuildLimits:
     tmp_mb: int
 
     @classmethod
-    def from_env(cls) -> BuildLimits:
-        """The limits the environment sets."""
+    def from_env(cls, program: str | None = None) -> BuildLimits:
+        """The limits the environment sets for a build run by ``program`` (its command's first word)."""
+        large = program in LARGE_TOOLCHAINS
         return cls(
-            seconds=config.read("ARBITER_BUILD_SECONDS"),
-            memory_mb=config.read("ARBITER_BUILD_MEMORY_MB"),
+            seconds=config.read("ARBITER_BUILD_LARGE_SECONDS" if large else "ARBITER_BUILD_SECONDS"),
+            memory_mb=config.read("ARBITER_BUILD_LARGE_MEMORY_MB" if large else "ARBITER_BUILD_MEMORY_MB"),
             processes=config.read("ARBITER_BUILD_PROCESSES"),
             tmp_mb=config.read("ARBITER_BUILD_TMP_MB"),
         )
