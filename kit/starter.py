@@ -57,8 +57,9 @@ LANGUAGES = {
     ),
     # HOME is /tmp in the sandbox, so Go's build cache and GOPATH stay in the build's own /tmp.
     "go": Language("main.go", "main.go", ("./bot",), ("go", "build", "-o", "bot", "main.go"), runtime="go"),
-    # The JVM reserves far more address space than it uses: these flags keep it within the
-    # bot's per-process limit (512 MiB by default) and its threads few (docs/bots.md).
+    # The JVM reserves far more address space than it uses: these flags keep it within what the
+    # sandbox gives java (ARBITER_SANDBOX_RUNTIME_ADDRESS_SPACE_MB), its heap within the bot's
+    # memory and its threads few (docs/bots.md).
     "java": Language("Main.java", "Main.java", JAVA_COMMAND, ("javac", "-J-Xmx512m", "Main.java"), runtime="java"),
 }
 

@@ -216,9 +216,9 @@ _add("ARBITER_PACKAGE_CACHE", "path", None, "Where workers keep unpacked bot pac
 _G = "Bot sandbox (per bot)"
 _add("ARBITER_SANDBOX_MEMORY_MB", "int", 512, "Address space of each of a bot's processes, in MiB.", _G, minimum=1)
 _add("ARBITER_SANDBOX_PROCESSES", "int", 64, "Processes and threads a bot may have at once.", _G, minimum=1)
-_add("ARBITER_SANDBOX_GO_ADDRESS_SPACE_MB", "int", 1024, "Address space of each process of a bot compiled by Go, "
-     "in MiB: Go's runtime reserves about 700 MiB it never uses; its memory is still held to "
-     "ARBITER_SANDBOX_MEMORY_MB by the bot's control group.", _G, minimum=1)  # fmt: skip
+_add("ARBITER_SANDBOX_RUNTIME_ADDRESS_SPACE_MB", "int", 1024, "Address space of each process of a bot run by "
+     "`java` or compiled by Go, in MiB: their runtimes reserve far more than they use; their memory is still held "
+     "to ARBITER_SANDBOX_MEMORY_MB by the bot's control group.", _G, minimum=1)  # fmt: skip
 _add("ARBITER_SANDBOX_OPEN_FILES", "int", 64, "Open files per bot process.", _G, minimum=1)
 _add("ARBITER_SANDBOX_FILE_SIZE_MB", "int", 16, "Largest file a bot may write, in MiB.", _G, minimum=1)
 _add("ARBITER_SANDBOX_TMP_MB", "int", 16, "Size of the bot's writable /tmp, in MiB.", _G, minimum=1)

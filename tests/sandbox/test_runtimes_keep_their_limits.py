@@ -248,8 +248,8 @@ def test_a_runtime_with_many_threads_plays_within_the_default_limits(
 ) -> None:  # fmt: skip
     # The default limits, as a fresh installation has them (only the tests' own slots differ).
     defaults = SandboxLimits()
-    assert (limits.memory_mb, limits.processes, limits.go_address_space_mb, limits.cgroups) == (
-        defaults.memory_mb, defaults.processes, defaults.go_address_space_mb, defaults.cgroups
+    assert (limits.memory_mb, limits.processes, limits.runtime_address_space_mb, limits.cgroups) == (
+        defaults.memory_mb, defaults.processes, defaults.runtime_address_space_mb, defaults.cgroups
     )  # fmt: skip
     mine = _play_against_random(tmp_path, limits, make)
     assert "CHURN:" in mine.stderr, mine.stderr[-800:]

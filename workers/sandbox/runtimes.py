@@ -51,22 +51,30 @@ def runtimes_missing(commands: Iterable[Sequence[str]]) -> set[str]:
 def program_limits(program: BotProgram, limits: SandboxLimits) -> SandboxLimits:
     """The limits ``program`` runs under: the bots' own, but for a runtime with a known quirk.
 
-    Go's runtime reserves about 700 MiB of address space when it starts (its page allocator's
-    index), whatever the program uses, and dies at once under a smaller RLIMIT_AS.  A program Go
-    compiled gets ``go_address_space_mb`` of address space; its memory stays held to
-    ``memory_mb`` by the bot's control group, as every bot's is.
+    The JVM and Go's runtime reserve far more address space than they use, whatever the
+    program does (the JVM its class space, code cache and threads' malloc arenas; Go about
+    700 MiB for its page allocator's index), and die at start under a bot's RLIMIT_AS.  A bot
+    run by ``java``, or a program Go compiled, gets ``runtime_address_space_mb`` of address
+    space; its memory stays held to ``memory_mb`` by the bot's control group, as every bot's is.
     """
-    head = program.command[0] if program.command else ""
-    if "/" not in head or PurePosixPath(head).is_absolute() or limits.address_space_mb is not None:
+    if limits.address_space_mb is not None:  # a build's own rule
         return limits
+    if not (program.command[:1] == ("java",) or _runs_go(program)):
+        return limits
+    return replace(limits, address_space_mb=max(limits.memory_mb, limits.runtime_address_space_mb))
+
+
+def _runs_go(program: BotProgram) -> bool:
+    """True when the command starts a program of the package that Go compiled."""
+    head = program.command[0] if program.command else ""
+    if "/" not in head or PurePosixPath(head).is_absolute():
+        return False
     path = program.directory / PurePosixPath(head)
     try:
         info = os.stat(path)
     except OSError:
-        return limits
-    if not _built_by_go(str(path), info.st_size, info.st_mtime_ns):
-        return limits
-    return replace(limits, address_space_mb=max(limits.memory_mb, limits.go_address_space_mb))
+        return False
+    return _built_by_go(str(path), info.st_size, info.st_mtime_ns)
 
 
 @functools.lru_cache(maxsize=256)
