@@ -36,6 +36,17 @@ JAVA_COMMAND = (
     "Main",
 )
 
+# javac runs on a JVM too: its class space and collector threads kept small, for the build's
+# per-process address space (`arbiter check`: 2 GiB) and its 64 processes on a many-CPU worker.
+JAVAC_BUILD = (
+    "javac",
+    "-J-Xmx512m",
+    "-J-XX:CompressedClassSpaceSize=64m",
+    "-J-XX:+UseSerialGC",
+    "-J-XX:ActiveProcessorCount=1",
+    "Main.java",
+)
+
 LANGUAGES = {
     "python": Language("main.py", "main.py", ("python3", "main.py"), runtime="python3"),
     "c": Language(
@@ -60,7 +71,7 @@ LANGUAGES = {
     # The JVM reserves far more address space than it uses: these flags keep it within what the
     # sandbox gives java (ARBITER_SANDBOX_RUNTIME_ADDRESS_SPACE_MB), its heap within the bot's
     # memory and its threads few (docs/bots.md).
-    "java": Language("Main.java", "Main.java", JAVA_COMMAND, ("javac", "-J-Xmx512m", "Main.java"), runtime="java"),
+    "java": Language("Main.java", "Main.java", JAVA_COMMAND, JAVAC_BUILD, runtime="java"),
 }
 
 
