@@ -9,7 +9,8 @@
 # any layer, the sandbox refusing to start without each container option and naming it, then
 # migrate, web, a worker, beat and the beat queue's worker on the host network: /healthz,
 # /metrics, every role's HEALTHCHECK, deploy/sandbox_probe.py in the worker, a round robin
-# uploaded through the API plus `manage.py demo`, and every seat of every match `ok`.
+# uploaded through the API plus `manage.py demo`, each language's starter built on the worker
+# and played, and every seat of every match `ok`.
 # Everything it starts is named arbiter-smoke-<run>-*, and removed on exit, pass or fail,
 # with its database and its Redis keys.  Kept between runs, for speed: the base image and
 # podman's build cache (only the dependency layers are reused while pyproject.toml is the same).
@@ -21,6 +22,8 @@
 #   ARBITER_SMOKE_BASE_MAX_AGE_DAYS  rebuild the Debian base when older        7
 #   ARBITER_SMOKE_DEMO           0: skip `manage.py demo` (28 matches)         1
 #   ARBITER_SMOKE_TIMEOUT        seconds for all matches to finish             480
+#   ARBITER_SMOKE_TOOLCHAINS     the image's BOT_TOOLCHAINS (empty: the slim   the full image's four
+#                                image, whose starters in C, Python and JavaScript alone are played)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -33,6 +36,10 @@ SLOTS=32
 MAX_AGE_DAYS="${ARBITER_SMOKE_BASE_MAX_AGE_DAYS:-7}"
 DEMO="${ARBITER_SMOKE_DEMO:-1}"
 PLAY_TIMEOUT="${ARBITER_SMOKE_TIMEOUT:-480}"
+TOOLCHAINS="${ARBITER_SMOKE_TOOLCHAINS-g++ rustc golang-go openjdk-17-jdk-headless}"
+# The starters `arbiter new` writes whose toolchain the image has: each is built on the worker and plays.
+LANGUAGES="python,c,javascript"
+[ -n "$TOOLCHAINS" ] && LANGUAGES="$LANGUAGES,cpp,rust,go,java"
 
 RUN="$(date -u +%H%M%S)-$$"
 NAME="arbiter-smoke-$RUN"
@@ -164,6 +171,7 @@ ca=()
 build_started=$SECONDS
 # --format docker keeps the HEALTHCHECK (the OCI format has none); --pull=never: no registry.
 podman build --format docker --pull=never --layers "${ca[@]}" --build-arg "BASE_IMAGE=$BASE_TAG" \
+    --build-arg "BOT_TOOLCHAINS=$TOOLCHAINS" \
     -f "$WORK/context/deploy/Dockerfile" -t "$APP_TAG" "$WORK/context" >"$WORK/build.log" 2>&1 \
     || { tail -40 "$WORK/build.log" >&2; fail "podman build"; }
 BUILD_S=$((SECONDS - build_started))
@@ -299,6 +307,7 @@ fi
 
 say "a round robin through the API (and the demo's): every seat ok"
 python3 deploy/smoke_api.py play "http://127.0.0.1:$port" "${demo_token[@]}" --timeout "$PLAY_TIMEOUT" \
+    --languages "$LANGUAGES" \
     | tee "$WORK/play.json"
 summary="$(tail -1 "$WORK/play.json")"
 

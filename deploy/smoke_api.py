@@ -2,12 +2,15 @@
 
 ``python3 deploy/smoke_api.py health URL``
     /healthz answers 200 with the database and broker checks passed; /metrics is Prometheus text.
-``python3 deploy/smoke_api.py play URL [--demo-token TOKEN] [--timeout S]``
+``python3 deploy/smoke_api.py play URL [--demo-token TOKEN] [--timeout S] [--languages L,L]``
     Sign up, upload the reference bots (a single file and a zip), start a round robin, wait until
     it and (with ``--demo-token``) every tournament of ``manage.py demo`` has finished, then check
-    every match finished with every seat ``ok`` and /metrics counting the same matches.
+    every match finished with every seat ``ok`` and /metrics counting the same matches.  Each of
+    ``--languages`` is the starter ``arbiter new`` writes in it, uploaded as sources (built on the
+    worker where it has a build) and played once against the random bot.
 
-Standard library only, so it runs on any python3 outside the image.  Prints one line per step
+Standard library and this checkout only (the kit's starters), so it runs on any python3 outside
+the image.  Prints one line per step
 and a JSON summary; exit status 0 when everything held.
 """
 
@@ -17,6 +20,7 @@ import argparse
 import io
 import json
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -139,6 +143,49 @@ def _greedy_zip() -> bytes:
     return buffer.getvalue()
 
 
+def _starter_zip(language: str, directory: Path) -> bytes:
+    """The starter `arbiter new gamesup` writes in ``language``, as the sources a user uploads."""
+    sys.path.insert(0, str(ROOT))
+    from kit.starter import starter_write
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path in starter_write(game="gamesup", directory=directory / language, language=language):
+            archive.write(path, path.name)
+    return buffer.getvalue()
+
+
+def start_starters(client: Client, languages: list[str], timeout: float) -> list[int]:
+    """Each language's starter against the random bot, one match each, once built; the tournaments' ids."""
+    random_bot = (REFERENCE_BOTS / "random_bot.py").read_bytes()
+    opponent = client.upload("gamesup", "random-for-starters", "random_bot.py", random_bot)["id"]
+    with tempfile.TemporaryDirectory(prefix="arbiter-smoke-starters-") as scratch:
+        bots = {
+            language: client.upload("gamesup", f"starter-{language}", "bot.zip", _starter_zip(language, Path(scratch)))
+            for language in languages
+        }
+    say(f"starters in {', '.join(languages)} uploaded; waiting for the worker to build them")
+    deadline = time.monotonic() + timeout
+    for language, bot in bots.items():
+        while (version := client.call("GET", f"/api/bots/{bot['id']}/")["versions"][-1])["state"] == "building":
+            if time.monotonic() > deadline:
+                raise SmokeError(f"the {language} starter still building after {timeout:.0f} s: {version}")
+            time.sleep(1)
+        if version["state"] != "ready":
+            raise SmokeError(f"the {language} starter's build: {version['state']}: {version.get('build_log')}")
+    ids = []
+    for language, bot in bots.items():
+        tournament = client.post_json(
+            "/api/tournaments/",
+            {"game": "gamesup", "name": f"starter {language}", "participants": [bot["id"], opponent],
+             "format": "single", "games_per_pairing": 1, "move_ms": 2000, "game_ms": 30000,
+             "startup_ms": 10000, "start": True},
+        )  # fmt: skip
+        ids.append(tournament["id"])
+    say(f"starters built; one match each against the random bot ({len(ids)} tournaments)")
+    return ids
+
+
 def start_round_robin(client: Client) -> tuple[Client, int]:
     """A new user uploads three bots and starts a round robin between them; (their client, tournament id)."""
     name = f"smoke-{uuid.uuid4().hex[:8]}"
@@ -199,11 +246,11 @@ def check_seats(client: Client, tournament_ids: list[int]) -> tuple[int, int]:
     return matches, seats
 
 
-def play(base: str, demo_token: str, timeout: float) -> dict[str, Any]:
+def play(base: str, demo_token: str, timeout: float, languages: list[str]) -> dict[str, Any]:
     client = Client(base)
     started = time.monotonic()
     own, tournament = start_round_robin(client)
-    groups: list[tuple[Client, list[int]]] = [(own, [tournament])]
+    groups: list[tuple[Client, list[int]]] = [(own, [tournament, *start_starters(own, languages, timeout)])]
     if demo_token:
         demo = Client(base, demo_token)
         demo_ids = [t["id"] for t in demo.pages("/api/tournaments/?owner=demo&page_size=100")]
@@ -234,12 +281,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("url")
     parser.add_argument("--demo-token", default="")
     parser.add_argument("--timeout", type=float, default=300)
+    parser.add_argument("--languages", default="", help="starters to build and play, e.g. python,c,rust")
     args = parser.parse_args(argv)
     try:
         if args.step == "health":
             check_health(Client(args.url), args.timeout)
         else:
-            print(json.dumps(play(args.url, args.demo_token, args.timeout)))
+            languages = [name for name in args.languages.split(",") if name]
+            print(json.dumps(play(args.url, args.demo_token, args.timeout, languages)))
     except SmokeError as exc:
         say(f"FAILED: {exc}")
         return 1

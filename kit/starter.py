@@ -22,6 +22,29 @@ class Language:
     runtime: str = ""  # the program a machine needs to run (or build) it
 
 
+JAVA_COMMAND = (
+    "java",
+    "-Xmx192m",
+    "-Xss1m",
+    "-XX:+UseSerialGC",
+    "-XX:ActiveProcessorCount=1",
+    "-XX:ReservedCodeCacheSize=32m",
+    "-XX:CompressedClassSpaceSize=32m",
+    "-XX:MaxMetaspaceSize=64m",
+    "Main",
+)
+
+# javac runs on a JVM too: its class space and collector threads kept small, for the build's
+# per-process address space (`arbiter check`: 2 GiB) and its 64 processes on a many-CPU worker.
+JAVAC_BUILD = (
+    "javac",
+    "-J-Xmx512m",
+    "-J-XX:CompressedClassSpaceSize=64m",
+    "-J-XX:+UseSerialGC",
+    "-J-XX:ActiveProcessorCount=1",
+    "Main.java",
+)
+
 LANGUAGES = {
     "python": Language("main.py", "main.py", ("python3", "main.py"), runtime="python3"),
     "c": Language(
@@ -30,6 +53,23 @@ LANGUAGES = {
     # Node's JIT reserves more address space than the sandbox lets one process have (512 MiB by
     # default); without the JIT it runs within it.
     "javascript": Language("main.js", "main.js", ("node", "--jitless", "main.js"), runtime="node"),
+    "cpp": Language(
+        "bot.cpp", "bot.cpp", ("./bot",), ("g++", "-O2", "-std=c++17", "-o", "bot", "bot.cpp"), runtime="g++"
+    ),
+    # Plain rustc, not cargo: std only (a build cannot download crates), nothing cached outside /bot.
+    "rust": Language(
+        "main.rs",
+        "main.rs",
+        ("./bot",),
+        ("rustc", "--edition", "2021", "-O", "-C", "strip=symbols", "-o", "bot", "main.rs"),
+        runtime="rustc",
+    ),
+    # HOME is /tmp in the sandbox, so Go's build cache and GOPATH stay in the build's own /tmp.
+    "go": Language("main.go", "main.go", ("./bot",), ("go", "build", "-o", "bot", "main.go"), runtime="go"),
+    # The JVM reserves far more address space than it uses: these flags keep it within what the
+    # sandbox gives java (ARBITER_SANDBOX_RUNTIME_ADDRESS_SPACE_MB), its heap within the bot's
+    # memory and its threads few (docs/bots.md).
+    "java": Language("Main.java", "Main.java", JAVA_COMMAND, JAVAC_BUILD, runtime="java"),
 }
 
 

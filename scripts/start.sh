@@ -20,9 +20,11 @@ if ! command -v bwrap >/dev/null 2>&1; then
 fi
 
 # Bots in other languages need their runtime in the workers' /usr; say so, do not install it unasked.
-for runtime in gcc:gcc node:nodejs; do
-    command -v "${runtime%%:*}" >/dev/null 2>&1 ||
-        echo "note: ${runtime%%:*} is not installed; for bots in C or JavaScript: sudo apt-get install -y ${runtime#*:}"
+for runtime in gcc:gcc:C node:nodejs:JavaScript g++:g++:C++ rustc:rustc:Rust go:golang-go:Go \
+    javac:openjdk-17-jdk-headless:Java; do
+    IFS=: read -r program package language <<<"$runtime"
+    [ -x "/usr/bin/$program" ] ||
+        echo "note: $program is not installed; for bots in $language: sudo apt-get install -y $package"
 done
 
 mkdir -p var

@@ -218,6 +218,9 @@ _add("ARBITER_PACKAGE_CACHE", "path", None, "Where workers keep unpacked bot pac
 _G = "Bot sandbox (per bot)"
 _add("ARBITER_SANDBOX_MEMORY_MB", "int", 512, "Address space of each of a bot's processes, in MiB.", _G, minimum=1)
 _add("ARBITER_SANDBOX_PROCESSES", "int", 64, "Processes and threads a bot may have at once.", _G, minimum=1)
+_add("ARBITER_SANDBOX_RUNTIME_ADDRESS_SPACE_MB", "int", 1024, "Address space of each process of a bot run by "
+     "`java` or compiled by Go, in MiB: their runtimes reserve far more than they use; their memory is still held "
+     "to ARBITER_SANDBOX_MEMORY_MB by the bot's control group.", _G, minimum=1)  # fmt: skip
 _add("ARBITER_SANDBOX_OPEN_FILES", "int", 64, "Open files per bot process.", _G, minimum=1)
 _add("ARBITER_SANDBOX_FILE_SIZE_MB", "int", 16, "Largest file a bot may write, in MiB.", _G, minimum=1)
 _add("ARBITER_SANDBOX_TMP_MB", "int", 16, "Size of the bot's writable /tmp, in MiB.", _G, minimum=1)
@@ -260,6 +263,10 @@ _add("ARBITER_BUILD_SECONDS", "int", 120, "Real time a version's `build` command
 _add("ARBITER_BUILD_MEMORY_MB", "int", 1024, "Memory of all a build's processes together, in MiB, enforced by its "
      "control group (each process's address space may be four times this: compilers reserve more than they use).",
      _G, minimum=64)  # fmt: skip
+_add("ARBITER_BUILD_LARGE_SECONDS", "int", 300, "ARBITER_BUILD_SECONDS for a build by the larger toolchains "
+     "(rustc, cargo, javac, go), which take longer than gcc on the same program.", _G, minimum=1)  # fmt: skip
+_add("ARBITER_BUILD_LARGE_MEMORY_MB", "int", 2048, "ARBITER_BUILD_MEMORY_MB for a build by the larger toolchains "
+     "(rustc, cargo, javac, go).", _G, minimum=1)  # fmt: skip
 _add("ARBITER_BUILD_PROCESSES", "int", 64, "Processes and threads a build may have at once.", _G, minimum=1)
 _add("ARBITER_BUILD_TMP_MB", "int", 256, "Size of a build's writable /tmp (compilers' temporary files), in MiB.", _G,
      minimum=1)  # fmt: skip

@@ -122,7 +122,11 @@ def version_build_run(*, version_id: int, worker: str) -> str:
     data, filename = bot_version_sources(version_id=version_id)
     try:
         outcome = build_package(
-            data, filename, tuple(command), bots=settings.ARBITER_SANDBOX, limits=BuildLimits.from_env()
+            data,
+            filename,
+            tuple(command),
+            bots=settings.ARBITER_SANDBOX,
+            limits=BuildLimits.from_env(runtime_of(command)),
         )
     except Exception as exc:
         # No slot, no sandbox, a full disk: this worker's fault, never the author's.

@@ -47,6 +47,9 @@ LOG_BYTES = 64 * 1024
 MAX_DEPTH = 64
 # /bot with less free than this: the kernel refused a write (each file takes whole pages).
 _FULL_BYTES = 64 * 1024
+# Compilers that need more time and memory than gcc for the same program: their builds get the
+# ARBITER_BUILD_LARGE_* limits.
+LARGE_TOOLCHAINS = frozenset({"rustc", "cargo", "javac", "go"})
 
 
 @dataclass(frozen=True)
@@ -61,11 +64,12 @@ class BuildLimits:
     files: int = config.SETTINGS["ARBITER_BUILD_FILES"].default  # files and folders, likewise
 
     @classmethod
-    def from_env(cls) -> BuildLimits:
-        """The limits the environment sets."""
+    def from_env(cls, program: str | None = None) -> BuildLimits:
+        """The limits the environment sets for a build run by ``program`` (its command's first word)."""
+        large = program in LARGE_TOOLCHAINS
         return cls(
-            seconds=config.read("ARBITER_BUILD_SECONDS"),
-            memory_mb=config.read("ARBITER_BUILD_MEMORY_MB"),
+            seconds=config.read("ARBITER_BUILD_LARGE_SECONDS" if large else "ARBITER_BUILD_SECONDS"),
+            memory_mb=config.read("ARBITER_BUILD_LARGE_MEMORY_MB" if large else "ARBITER_BUILD_MEMORY_MB"),
             processes=config.read("ARBITER_BUILD_PROCESSES"),
             tmp_mb=config.read("ARBITER_BUILD_TMP_MB"),
             disk_mb=config.read("ARBITER_BUILD_DISK_MB"),

@@ -39,8 +39,9 @@ from workers.sandbox.limits import SandboxLimits
 from workers.sandbox.mounts import VIEW_DIR, can_mount
 from workers.sandbox.view import ViewContents
 
-# Harmless parts of /etc that toolchains need (dynamic linker cache, alternatives symlinks).
-_ETC_WHITELIST = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime")
+# Harmless parts of /etc that toolchains need (dynamic linker cache, alternatives symlinks; the
+# JDK's configuration, which Debian's /usr/lib/jvm links to: javac stops without its java.security).
+_ETC_WHITELIST = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime", "/etc/java-17-openjdk")
 # The game engines, read-only, so bots may ``import engines`` to look ahead (PYTHONPATH in BOT_ENV).
 # A worker plays with the engines it runs, so the bot sees the rules of the match's engine version.
 ENGINES_DIR = Path(engines.__file__).resolve().parent

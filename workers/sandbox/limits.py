@@ -16,6 +16,7 @@ from workers import config
 VARIABLES = {
     "memory_mb": "ARBITER_SANDBOX_MEMORY_MB",
     "processes": "ARBITER_SANDBOX_PROCESSES",
+    "runtime_address_space_mb": "ARBITER_SANDBOX_RUNTIME_ADDRESS_SPACE_MB",
     "open_files": "ARBITER_SANDBOX_OPEN_FILES",
     "file_size_mb": "ARBITER_SANDBOX_FILE_SIZE_MB",
     "tmp_mb": "ARBITER_SANDBOX_TMP_MB",
@@ -50,6 +51,7 @@ class SandboxLimits:
 
     memory_mb: int = _default("memory_mb")  # address space (RLIMIT_AS) of each process
     processes: int = _default("processes")  # processes and threads of the slot uid (RLIMIT_NPROC)
+    runtime_address_space_mb: int = _default("runtime_address_space_mb")  # RLIMIT_AS of java and of Go's programs
     open_files: int = _default("open_files")
     file_size_mb: int = _default("file_size_mb")  # largest file a bot may write (RLIMIT_FSIZE)
     tmp_mb: int = _default("tmp_mb")  # size of the writable /tmp

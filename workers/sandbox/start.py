@@ -34,7 +34,7 @@ from workers.sandbox import command, containers, launcher, slots, warm
 from workers.sandbox.group import SlotGroup, prime_migration, slot_group
 from workers.sandbox.launcher import BOT_ENV, BotProgram, copy_bot
 from workers.sandbox.process import BotProcess
-from workers.sandbox.runtimes import runtimes_report
+from workers.sandbox.runtimes import program_limits, runtimes_report
 
 __all__ = [
     "BOT_ENV",
@@ -245,6 +245,9 @@ def start_bot(
     free or the slot's group or per-match copy cannot be made.
     """
     sandboxed = True if _skip_check else sandbox_available(limits)
+    # A runtime's quirk (Go's reserved address space) starts its own launcher, never a warm one.
+    own = program_limits(program, limits)
+    special, limits = own != limits, own
     # The sandbox's init often outlives bwrap: as a subreaper we reap it at once, where the
     # machine's init might take its time (and the slot waits for it to be gone).
     become_subreaper()
@@ -255,7 +258,7 @@ def start_bot(
         raise SandboxUnavailableError(str(exc)) from None
     except OSError as exc:
         raise InfrastructureError(f"sandbox runtime directory unusable: {exc}") from exc
-    warm_ok = os.geteuid() == 0 and plan.cgroups.usable
+    warm_ok = os.geteuid() == 0 and plan.cgroups.usable and not special
     key = (limits, sandboxed, str(runtime), BWRAP)
     ready = warm.take(key) if warm_ok else None
     if ready is None:
