@@ -40,7 +40,20 @@ def _clocks(args: argparse.Namespace) -> dict[str, int]:
 def _watch(
     fetch: Callable[[], dict[str, Any]], *, total: Callable[[dict[str, Any]], int], timeout: float | None
 ) -> dict[str, Any] | None:
-    """Poll ``fetch`` until no game is left to play, drawing the progress; the last answer, or None on timeout."""
+    """Poll ``fetch`` until no game is left to play, drawing the progress; the last answer, or None on timeout.
+
+    Ctrl-C stops the watching only (the games go on on the server), like a timeout.
+    """
+    try:
+        return _poll(fetch, total=total, timeout=timeout)
+    except KeyboardInterrupt:
+        sys.stderr.write("\n")
+        return None
+
+
+def _poll(
+    fetch: Callable[[], dict[str, Any]], *, total: Callable[[dict[str, Any]], int], timeout: float | None
+) -> dict[str, Any] | None:
     deadline = None if timeout is None else time.monotonic() + timeout
     while True:
         state = fetch()
@@ -98,14 +111,11 @@ def tournament_run(args: argparse.Namespace) -> int:
     if args.no_watch:
         return 0
     tid = int(tournament["id"])
-    try:
-        ended = _watch(
-            lambda: client.tournament_get(login=login, tournament_id=tid),
-            total=lambda t: int(t["progress"]["total"]),
-            timeout=args.timeout,
-        )
-    except KeyboardInterrupt:
-        ended = None
+    ended = _watch(
+        lambda: client.tournament_get(login=login, tournament_id=tid),
+        total=lambda t: int(t["progress"]["total"]),
+        timeout=args.timeout,
+    )
     if ended is None:
         print(f"still running; `arbiter tournament --show {tid}` watches it again")
         return 0
@@ -133,14 +143,11 @@ def challenge_run(args: argparse.Namespace) -> int:
     if args.no_watch:
         return 0
     cid = int(challenge["id"])
-    try:
-        ended = _watch(
-            lambda: client.challenge_get(login=login, challenge_id=cid),
-            total=lambda c: int(c["games"]),
-            timeout=args.timeout,
-        )
-    except KeyboardInterrupt:
-        ended = None
+    ended = _watch(
+        lambda: client.challenge_get(login=login, challenge_id=cid),
+        total=lambda c: int(c["games"]),
+        timeout=args.timeout,
+    )
     if ended is None:
         print(f"still running; `arbiter challenge --show {cid}` watches it again")
         return 0
