@@ -265,9 +265,7 @@ start() {
     echo "$NAME-$role started"
 }
 start web -e "ARBITER_BIND=127.0.0.1:$port" -e WEB_CONCURRENCY=2 -e ARBITER_HEALTH_SANDBOX=0 "$APP_TAG"
-# The compose file's worker options plus CAP_SYS_ADMIN: a worker that takes builds (only a worker that may
-# mount caps a build's /bot; docs/deploy.md), so that every starter is built here and plays.
-start worker "${WORKER_BASE[@]}" --cap-add SYS_ADMIN "${SECCOMP[@]}" "${SYSTEMPATHS[@]}" \
+start worker "${WORKER_BASE[@]}" "${SECCOMP[@]}" "${SYSTEMPATHS[@]}" \
     -e ARBITER_SANDBOX_LOCK_DIR=/var/lib/arbiter-slots -e ARBITER_SANDBOX_DIR=/var/lib/arbiter/sandbox \
     "$APP_TAG" celery -A workers.celery_app worker -l info --concurrency=2 -n "worker-$RUN@%h"
 start beat "$APP_TAG" celery -A workers.celery_app beat -l info -s /tmp/celerybeat-schedule
