@@ -213,11 +213,11 @@ def match_claim_next(*, worker: str) -> tuple[int, int] | None:
     skipped: set[int] = set()
     for _ in range(CLAIM_ROUNDS):
         seen = lost = False
-        for match_id, held in queue_candidates(skip=skipped):
+        for match_id, held, service in queue_candidates(skip=skipped):
             seen = True
-            if held and lost:
-                # An owner under their share lost a match to another worker and may have more
-                # queued: look again rather than give the slot to an owner holding their share.
+            if (held or service) and lost:
+                # An owner lost a match to another worker and may have more queued: look again
+                # rather than give the slot to an owner holding their share, or to the ladder.
                 break
             missing = runtimes_missing(match_commands(match_id=match_id))
             if missing:

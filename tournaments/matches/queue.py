@@ -13,7 +13,9 @@ takes it, in this order:
    in schedule order across their tournaments (every tournament's k-th game
    before any tournament's k+1-th).  An owner who already holds their share of
    the slots (below) is passed over while an owner under it waits;
-4. the ladder's matches (the service's own, with no owner) when nobody else waits.
+4. the ladder's matches (the service's own, with no owner) when nobody else waits:
+   a worker that lost a race for someone's match looks again rather than take
+   one, since the winner's owner, or another, may have more queued.
 
 **The share.**  Taking turns per claim is not enough when one owner's matches
 are long: every slot a short match frees goes round the owners again, and the
@@ -87,10 +89,13 @@ class Candidate(NamedTuple):
 
     ``held``: its owner is at their share while an owner under it waits; the
     worker takes it only when it can run none of the others (matches/life.py).
+    ``service``: a ladder match, which a worker that just lost a race for
+    someone's match never takes (that work may still wait; it looks again).
     """
 
     id: int
     held: bool = False
+    service: bool = False
 
 
 def queue_candidates(*, owners: int = 4, skip: Collection[int] = (), share: float | None = None) -> Iterator[Candidate]:
@@ -122,7 +127,7 @@ def queue_candidates(*, owners: int = 4, skip: Collection[int] = (), share: floa
         .order_by("index", "id")
         .values_list("id", flat=True)[:owners]
     )
-    yield from (Candidate(match_id) for match_id in service)
+    yield from (Candidate(match_id, service=True) for match_id in service)
 
 
 def queued_count() -> int:

@@ -49,6 +49,10 @@ class ChallengeSideSerializer(serializers.Serializer):
 
 
 class ScoreSerializer(serializers.Serializer):
+    side = serializers.ChoiceField(
+        choices=["bot", "opponent"],
+        help_text="Whose score this is: `opponent` when you own the challenged bot, else the challenger's `bot`.",
+    )
     wins = serializers.IntegerField()
     draws = serializers.IntegerField()
     losses = serializers.IntegerField()
@@ -79,7 +83,7 @@ class ChallengeOutputSerializer(serializers.ModelSerializer):
 
 
 class ChallengeDetailSerializer(ChallengeOutputSerializer):
-    score = ScoreSerializer(help_text="The challenger's bot's results over the finished games.")
+    score = ScoreSerializer(help_text="Your bot's results over the finished games (`side` says which bot that is).")
     matches = MatchSerializer(many=True)
 
     class Meta(ChallengeOutputSerializer.Meta):
@@ -89,7 +93,7 @@ class ChallengeDetailSerializer(ChallengeOutputSerializer):
 def _detail(challenge: Challenge, user: Any) -> dict[str, Any]:
     matches = challenge_matches(challenge=challenge)
     body = dict(ChallengeOutputSerializer(challenge).data)
-    body["score"] = challenge_score(challenge=challenge, matches=matches)
+    body["score"] = challenge_score(challenge=challenge, matches=matches, user=user)
     body["matches"] = []
     for match in matches:
         match.challenge_id = challenge.id  # type: ignore[attr-defined]

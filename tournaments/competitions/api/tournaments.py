@@ -77,7 +77,8 @@ class StandingsSerializer(serializers.Serializer):
     standings = serializers.ListField(
         child=serializers.DictField(child=serializers.JSONField()),
         help_text="Per participant, best first: place, games, W/D/L, points, score %, Sonneborn-Berger, forfeits, "
-        "Elo and performance.",
+        "Elo, performance and withdrawn (the bot may no longer play here: ranked by the games it played, its "
+        "other games cancelled).",
     )
     performance_fit = serializers.DictField(
         child=serializers.JSONField(),

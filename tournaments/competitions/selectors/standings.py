@@ -15,8 +15,9 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count
+from django.db.models import Count, Exists, OuterRef
 
+from tournaments.bots.models import Bot
 from tournaments.competitions.models import Participant, Tournament
 from tournaments.competitions.selectors.performance import (
     standings_with_performance,
@@ -24,6 +25,7 @@ from tournaments.competitions.selectors.performance import (
     tournament_performance,
 )
 from tournaments.competitions.selectors.results import FinishedGame, tournament_finished_games
+from tournaments.competitions.selectors.tournaments import withdrawn_in
 from tournaments.matches.models import Match
 from tournaments.ratings.elo import outcome, pair_score
 from tournaments.ratings.models import Rating
@@ -48,6 +50,7 @@ class _Row:
     forfeits: Counter = field(default_factory=Counter)
     elo: float | None = None
     rated_games: int = 0
+    withdrawn: bool = False
 
 
 def _participants(tournament: Tournament) -> list[_Row]:
@@ -55,6 +58,11 @@ def _participants(tournament: Tournament) -> list[_Row]:
         Participant.objects.filter(tournament=tournament)
         .select_related("bot_version__bot__owner")
         .defer("bot_version__package")
+        .annotate(
+            withdrawn=Exists(
+                Bot.objects.filter(withdrawn_in(tournament=tournament), pk=OuterRef("bot_version__bot_id"))
+            )
+        )
         .order_by("number")
     )
     return [
@@ -64,6 +72,7 @@ def _participants(tournament: Tournament) -> list[_Row]:
             bot_name=e.bot_version.bot.name,
             version=e.bot_version.number,
             owner=e.bot_version.bot.owner.username,
+            withdrawn=e.withdrawn,
         )
         for e in entries
     ]
@@ -133,6 +142,7 @@ def _standing_rows(rows: list[_Row]) -> list[dict[str, Any]]:
             "forfeits": dict(sorted(r.forfeits.items())),
             "elo": round(r.elo, 2) if r.elo is not None else None,
             "rated_games": r.rated_games,
+            "withdrawn": r.withdrawn,
         }
         for place, r in enumerate(rows, start=1)
     ]
@@ -168,7 +178,8 @@ def _crosstable(rows: list[_Row], pair: dict[tuple[int, int], list[float]]) -> d
 
 
 def tournament_standings(*, tournament: Tournament, performance: bool = True) -> list[dict[str, Any]]:
-    """Per participant, best first: games, W/D/L, points, score %, Sonneborn-Berger, forfeits by status, Elo;
+    """Per participant, best first: games, W/D/L, points, score %, Sonneborn-Berger, forfeits by status, Elo,
+    ``withdrawn`` (the bot may no longer play here: ranked by the games it played, its other games cancelled);
     and (unless ``performance`` is False) ``perf_elo``, ``ci_low``, ``ci_high``, ``los_next``."""
     rows = _base_rows(tournament)
     if not performance:
