@@ -145,3 +145,26 @@ class TournamentForm(forms.Form):
         """Format, games per pairing, the three clocks, rated and start, for the template."""
         names = ["format", "games_per_pairing", "move_ms", "game_ms", "startup_ms", "rated", "start"]
         return [self[name] for name in names]
+
+
+class VersionTestForm(forms.Form):
+    """A version test of one of the user's bots: which versions, the hypotheses, the cap on games."""
+
+    candidate = forms.TypedChoiceField(coerce=int, choices=[], help_text="The version under test.")
+    baseline = forms.TypedChoiceField(coerce=int, choices=[], help_text="The version it is compared with.")
+    elo0 = forms.FloatField(required=False, label="H0 (Elo)", help_text="Not better than this; empty: the default.")
+    elo1 = forms.FloatField(
+        required=False, label="H1 (Elo)", help_text="At least this much better; empty: the default."
+    )
+    max_games = forms.IntegerField(
+        required=False, min_value=2, help_text="The most games before it stops undecided; empty: the default."
+    )
+
+    def __init__(self, *args: Any, numbers: list[int], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        choices = [(n, f"v{n}") for n in sorted(numbers, reverse=True)]
+        self.fields["candidate"].choices = choices  # type: ignore[attr-defined]
+        self.fields["baseline"].choices = choices  # type: ignore[attr-defined]
+        if numbers and not self.is_bound:
+            self.initial.setdefault("candidate", max(numbers))
+            self.initial.setdefault("baseline", sorted(numbers)[-2] if len(numbers) > 1 else max(numbers))

@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
-from tournaments.web import account_views, bot_views, tournament_views, views
+from tournaments.web import account_views, bot_views, tournament_views, version_test_views, views
 
 urlpatterns = [
     path("games/", views.games_index, name="web-games"),
@@ -22,6 +22,14 @@ urlpatterns = [
     path("bots/<int:bot_id>/versions/new/", bot_views.bot_version_new, name="web-bot-version-new"),
     path("bots/<int:bot_id>/settings/", bot_views.bot_settings, name="web-bot-settings"),
     path("bots/<int:bot_id>/deactivate/", bot_views.bot_deactivate_view, name="web-bot-deactivate"),
+    path("bots/<int:bot_id>/tests/", version_test_views.version_tests_page, name="web-version-tests"),
+    path("bots/<int:bot_id>/tests/new/", version_test_views.version_test_new, name="web-version-test-new"),
+    path("bots/<int:bot_id>/tests/<int:test_id>/", version_test_views.version_test_page, name="web-version-test"),
+    path(
+        "bots/<int:bot_id>/tests/<int:test_id>/cancel/",
+        version_test_views.version_test_cancel_view,
+        name="web-version-test-cancel",
+    ),
     path("matches/<int:match_id>/", views.match_page, name="web-match"),
     path("matches/<int:match_id>/download/", views.match_download, name="web-match-download"),
     path("me/bots/", bot_views.my_bots, name="web-my-bots"),
