@@ -9,7 +9,7 @@ from django import forms
 from engines import Engine
 from tournaments.bots.models import Bot
 from tournaments.bots.services import BOT_NAME_RE
-from tournaments.competitions.models import Tournament
+from tournaments.competitions.models import Tournament, TournamentSchedule
 from tournaments.errors import ServiceError
 from tournaments.matches.clocks import CLOCK_LIMITS_MS
 from tournaments.matches.models import DEFAULT_GAME_MS, DEFAULT_MOVE_MS, DEFAULT_STARTUP_MS
@@ -168,3 +168,27 @@ class VersionTestForm(forms.Form):
         if numbers and not self.is_bound:
             self.initial.setdefault("candidate", max(numbers))
             self.initial.setdefault("baseline", sorted(numbers)[-2] if len(numbers) > 1 else max(numbers))
+
+
+class ScheduleForm(forms.Form):
+    """A recurring round robin: its name, game, when it runs (daily, weekly or cron, UTC) and its format."""
+
+    name = forms.CharField(max_length=180, help_text="Each edition is called by this name and its date.")
+    game = forms.ChoiceField(choices=[])
+    kind = forms.ChoiceField(choices=TournamentSchedule.Kind.choices, initial=TournamentSchedule.Kind.DAILY)
+    at_time = forms.TimeField(required=False, label="Time (UTC)", help_text="Daily and weekly: HH:MM.")
+    weekday = forms.TypedChoiceField(
+        coerce=int,
+        required=False,
+        empty_value=None,
+        choices=[("", "(weekly only)"), *TournamentSchedule.Weekday.choices],
+    )
+    cron = forms.CharField(
+        required=False, max_length=120, help_text="Cron: minute hour day-of-month month day-of-week, UTC."
+    )
+    format = forms.ChoiceField(choices=Tournament.Format.choices, initial=Tournament.Format.SINGLE)
+    games_per_pairing = forms.IntegerField(min_value=1, max_value=100, initial=2)
+
+    def __init__(self, *args: Any, games: list[tuple[str, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["game"].choices = games  # type: ignore[attr-defined]

@@ -3,7 +3,14 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
-from tournaments.web import account_views, bot_views, tournament_views, version_test_views, views
+from tournaments.web import (
+    account_views,
+    bot_views,
+    schedule_views,
+    tournament_views,
+    version_test_views,
+    views,
+)
 
 urlpatterns = [
     path("games/", views.games_index, name="web-games"),
@@ -30,6 +37,9 @@ urlpatterns = [
         version_test_views.version_test_cancel_view,
         name="web-version-test-cancel",
     ),
+    path("schedules/", schedule_views.schedules_page, name="web-schedules"),
+    path("schedules/new/", schedule_views.schedule_new, name="web-schedule-new"),
+    path("schedules/<int:schedule_id>/toggle/", schedule_views.schedule_toggle, name="web-schedule-toggle"),
     path("matches/<int:match_id>/", views.match_page, name="web-match"),
     path("matches/<int:match_id>/download/", views.match_download, name="web-match-download"),
     path("me/bots/", bot_views.my_bots, name="web-my-bots"),
