@@ -56,6 +56,7 @@ class BotCreateForm(UploadForm):
 class BotSettingsForm(forms.Form):
     visibility = forms.ChoiceField(choices=Bot.Visibility.choices)
     description = forms.CharField(required=False, max_length=10000, widget=forms.Textarea(attrs={"rows": 2}))
+    challenges_ask = forms.BooleanField(required=False)
 
 
 def _option_field(option: Any) -> forms.Field:
@@ -192,3 +193,15 @@ class ScheduleForm(forms.Form):
     def __init__(self, *args: Any, games: list[tuple[str, str]], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["game"].choices = games  # type: ignore[attr-defined]
+
+
+class ChallengeForm(forms.Form):
+    """A challenge: one of your bots, the opponent's id (its page links here with it), how many games."""
+
+    bot = forms.TypedChoiceField(coerce=int, choices=[], label="Your bot")
+    opponent = forms.IntegerField(min_value=1, label="Opponent bot id", help_text="Any public bot of the same game.")
+    games = forms.IntegerField(min_value=1, max_value=100, initial=2, help_text="Sides change every game.")
+
+    def __init__(self, *args: Any, bots: list[tuple[int, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["bot"].choices = bots  # type: ignore[attr-defined]

@@ -6,6 +6,7 @@ from django.urls import path, reverse_lazy
 from tournaments.web import (
     account_views,
     bot_views,
+    challenge_views,
     schedule_views,
     tournament_views,
     version_test_views,
@@ -36,6 +37,13 @@ urlpatterns = [
         "bots/<int:bot_id>/tests/<int:test_id>/cancel/",
         version_test_views.version_test_cancel_view,
         name="web-version-test-cancel",
+    ),
+    path("challenges/", challenge_views.challenges_page, name="web-challenges"),
+    path("challenges/new/", challenge_views.challenge_new, name="web-challenge-new"),
+    path(
+        "challenges/<int:challenge_id>/<str:answer>/",
+        challenge_views.challenge_answer_view,
+        name="web-challenge-answer",
     ),
     path("schedules/", schedule_views.schedules_page, name="web-schedules"),
     path("schedules/new/", schedule_views.schedule_new, name="web-schedule-new"),

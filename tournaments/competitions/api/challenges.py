@@ -65,7 +65,10 @@ class ChallengeOutputSerializer(serializers.ModelSerializer):
     options = serializers.DictField(child=serializers.JSONField())
     bot = ChallengeSideSerializer(source="bot_version")
     opponent = ChallengeSideSerializer(source="opponent_version")
-    status = serializers.SerializerMethodField(help_text="queued, running, or finished (no game left to play).")
+    status = serializers.SerializerMethodField(
+        help_text="pending (the opponent's owner asked to accept each challenge and has not yet), declined, "
+        "queued, running, or finished (no game left to play)."
+    )
     progress = serializers.SerializerMethodField()
 
     class Meta:

@@ -40,7 +40,10 @@ def challenge_get(*, user: Any, challenge_id: int) -> Challenge | None:
 
 
 def challenge_status(challenge: Challenge) -> str:
-    """queued (nothing started), running, or finished (no match left to play)."""
+    """pending (its opponent's owner has not answered), declined, queued (nothing started), running, or
+    finished (no match left to play)."""
+    if challenge.answer in (Challenge.Answer.PENDING, Challenge.Answer.DECLINED):
+        return str(challenge.answer)
     pending = challenge.n_queued + challenge.n_running  # type: ignore[attr-defined]
     if pending == 0:
         return "finished"
