@@ -24,9 +24,7 @@ def test_a_draft_shows_its_start_and_entry_rule_and_staff_requeue_errored_matche
 ) -> None:
     bots = [make_bot(owner="new") for _ in range(3)]
     start = db_clock() + timedelta(hours=2)
-    draft = tournament_create(
-        owner=user, game_id="gamesup", name="later", bot_ids=[b.id for b in bots], start_at=start
-    )
+    draft = tournament_create(owner=user, game_id="gamesup", name="later", bot_ids=[b.id for b in bots], start_at=start)
     rule = Client().get(f"/tournaments/{draft.id}/").content.decode().split('id="draft-rule">')[1].split("</span>")[0]
     assert f"{start:%Y-%m-%d %H:%M} UTC" in rule and "versions they had when the draft was made" in rule
 
