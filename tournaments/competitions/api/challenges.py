@@ -25,7 +25,7 @@ from tournaments.competitions.selectors.challenges import (
     challenge_score,
     challenge_status,
 )
-from tournaments.competitions.services.challenges import challenge_cancel, challenge_create
+from tournaments.competitions.services.challenges import challenge_answer, challenge_cancel, challenge_create
 from tournaments.matches.api import ClockInputSerializer, MatchSerializer, match_body
 
 
@@ -176,3 +176,27 @@ class ChallengeCancelApi(APIView):
         challenge_cancel(challenge=challenge, user=request.user)
         cancelled = found(challenge_get(user=request.user, challenge_id=challenge_id), "challenge")
         return Response(_detail(cancelled, request.user))
+
+
+class ChallengeAnswerApi(APIView):
+    """Accept or decline a challenge waiting for your answer (``accept`` is set per route)."""
+
+    permission_classes = [permissions.IsAuthenticated]
+    accept = True
+
+    @extend_schema(
+        summary="Accept or decline a challenge against your bot",
+        description="For a bot whose owner asked to accept each challenge (`challenges_ask`, docs/web.md): "
+        "`accept/` makes and queues its games, `decline/` ends it with none. The challenged bot's owner only.",
+        request=None,
+        responses={
+            200: ChallengeDetailSerializer,
+            403: error("Not the challenged bot's owner."),
+            409: error("Already answered, or never asked."),
+        },
+    )
+    def post(self, request: Request, challenge_id: int) -> Response:
+        challenge = found(challenge_get(user=request.user, challenge_id=challenge_id), "challenge")
+        challenge_answer(challenge=challenge, user=request.user, accept=self.accept)
+        answered = found(challenge_get(user=request.user, challenge_id=challenge_id), "challenge")
+        return Response(_detail(answered, request.user))

@@ -131,7 +131,7 @@ def challenge_answer(*, challenge: Challenge, user: Any, accept: bool) -> Challe
         answer = Challenge.Answer.ACCEPTED if accept else Challenge.Answer.DECLINED
         # The conditional UPDATE is the lock: a second answer finds nothing pending.
         if not Challenge.objects.filter(pk=challenge.pk, answer=Challenge.Answer.PENDING).update(answer=answer):
-            raise ConflictError("The challenge was already answered.", code="already_answered")
+            raise ConflictError("The challenge was already answered, or never asked.", code="already_answered")
         challenge.answer = answer
         if accept:
             _challenge_matches_create(challenge=challenge)
