@@ -77,7 +77,8 @@ def challenge_create(
     game_ms: int = 60000,
     startup_ms: int = 10000,
 ) -> Challenge:
-    """Create a challenge and its matches (rated in the challenger's own pool), queued once committed.
+    """Create a challenge and its matches (rated in the challenger's own pool), queued once committed;
+    or, against another user's bot whose owner asked to be asked, a pending challenge with none yet.
 
     ``bot_id`` must be the challenger's own active bot; ``opponent_id`` any
     active bot of the same game that the challenger may see (public, or
