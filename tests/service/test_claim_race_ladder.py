@@ -84,5 +84,6 @@ def test_a_worker_that_loses_a_race_never_takes_the_ladder_while_other_work_wait
     results = [json.loads([line for line in c.log().splitlines() if line.startswith("[")][-1]) for c in claimers]
     claims = sum(n for n, _ in results)
     assert claims >= 30 + 1, results  # C(6, 2) pairings x 2 games, then the ladder
-    assert all(waiting == 0 for _, waiting in results), f"a ladder match taken while other work waited: {results}"
-    assert all(n >= 1 for n, _ in results), f"a claimer took no part: {results}"
+    # None: that claimer took no ladder match (it may even have lost every round and handed its message
+    # back to the dispatcher, matches/life.py); a number: the owner's matches queued as it took one.
+    assert all(waiting in (None, 0) for _, waiting in results), f"a ladder match taken while work waited: {results}"
