@@ -26,7 +26,7 @@ DERIVED = {
     "ARBITER_LIVE_DIR",  # under ARBITER_VAR_DIR
 }
 # A value the sandbox tests plant in the worker's environment to prove bots never see it.
-PLANTED = {"ARBITER_TEST_SECRET"}
+PLANTED = {"ARBITER_TEST_SECRET", "ARBITER_BENCH_RUN"}  # a benchmark marks its own processes
 _OTHERS = "|".join(n for n in config.SETTINGS if not n.startswith("ARBITER_"))
 _VARIABLE = re.compile(rf"\b(?:ARBITER_[A-Z0-9_]*[A-Z0-9]|{_OTHERS})\b")
 

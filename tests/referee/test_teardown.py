@@ -36,7 +36,7 @@ for line in sys.stdin:
             if os.fork() == 0:
                 for fd in (0, 1, 2):
                     os.close(fd)
-                while True:
+                while True:  # bot code: a child left behind, asleep
                     time.sleep(0.05)
             os._exit(0)
         os.wait()
