@@ -52,6 +52,16 @@ def _value_range(values: Iterable[float], *, least: float) -> tuple[float, float
     return low - pad, high + pad
 
 
+def _y_grid(low: float, high: float, y: Callable[[float], float], *, digits: int) -> list[str]:
+    """Five grid lines across the plot, each with its value on the y axis."""
+    ticks = [low + (high - low) * k / 4 for k in range(5)]
+    return [
+        f'<line x1="{LEFT}" y1="{y(t):.1f}" x2="{WIDTH - RIGHT}" y2="{y(t):.1f}" stroke="#e5e7eb"/>'
+        f'<text x="{LEFT - 4}" y="{y(t) + 4:.1f}" {AXIS} text-anchor="end">{t:.{digits}f}</text>'
+        for t in ticks
+    ]
+
+
 def rating_chart_svg(points: list[Point], *, title: str = "") -> SafeString:
     """One pool's history: a polyline per version over a labelled Elo axis."""
     if not points:
@@ -66,13 +76,8 @@ def rating_chart_svg(points: list[Point], *, title: str = "") -> SafeString:
     def y(elo: float) -> float:
         return TOP + plot_h * (high - elo) / (high - low)
 
-    ticks = [low + (high - low) * k / 4 for k in range(5)]
     # Numbers are formatted here; the only text from the database (pool, title) is escaped.
-    parts = [
-        f'<line x1="{LEFT}" y1="{y(t):.1f}" x2="{WIDTH - RIGHT}" y2="{y(t):.1f}" stroke="#e5e7eb"/>'
-        f'<text x="{LEFT - 4}" y="{y(t) + 4:.1f}" {AXIS} text-anchor="end">{t:.0f}</text>'
-        for t in ticks
-    ]
+    parts = _y_grid(low, high, y, digits=0)
     versions: dict[int, list[Point]] = defaultdict(list)
     for p in points:
         versions[p.version].append(p)
@@ -181,13 +186,8 @@ def series_chart_svg(series: list[Series], *, title: str, x_label: str, css_clas
     def y(value: float) -> float:
         return TOP + plot_h * (high - value) / (high - low)
 
-    ticks = [low + (high - low) * k / 4 for k in range(5)]
     # Numbers are formatted here; the labels are escaped.
-    parts = [
-        f'<line x1="{LEFT}" y1="{y(t):.1f}" x2="{WIDTH - RIGHT}" y2="{y(t):.1f}" stroke="#e5e7eb"/>'
-        f'<text x="{LEFT - 4}" y="{y(t) + 4:.1f}" {AXIS} text-anchor="end">{t:.2f}</text>'
-        for t in ticks
-    ]
+    parts = _y_grid(low, high, y, digits=2)
     for line in drawn:
         coords = " ".join(f"{x(px):.1f},{y(py):.1f}" for px, py in line.points)
         last_x, last_y = line.points[-1]
