@@ -57,6 +57,16 @@ urlpatterns = [
     path("challenges/", challenges.ChallengeListCreateApi.as_view(), name="api-challenges"),
     path("challenges/<int:challenge_id>/", challenges.ChallengeDetailApi.as_view(), name="api-challenge"),
     path("challenges/<int:challenge_id>/cancel/", challenges.ChallengeCancelApi.as_view(), name="api-challenge-cancel"),
+    path(
+        "challenges/<int:challenge_id>/accept/",
+        challenges.ChallengeAnswerApi.as_view(accept=True),
+        name="api-challenge-accept",
+    ),
+    path(
+        "challenges/<int:challenge_id>/decline/",
+        challenges.ChallengeAnswerApi.as_view(accept=False),
+        name="api-challenge-decline",
+    ),
     path("schedules/", schedules.ScheduleListCreateApi.as_view(), name="api-schedules"),
     path("schedules/<int:schedule_id>/", schedules.ScheduleDetailApi.as_view(), name="api-schedule"),
     path(

@@ -44,7 +44,7 @@ def test_a_series_with_seats_swapped(user: Any, other: Any, make_bot: Any, play:
             assert client.get(f"/api/challenges/{body['id']}/").json()["status"] == "running"
     detail = client.get(f"/api/challenges/{body['id']}/").json()
     assert detail["status"] == "finished"
-    assert detail["score"] == {"wins": 2, "draws": 1, "losses": 1, "points": 2.5}
+    assert detail["score"] == {"side": "bot", "wins": 2, "draws": 1, "losses": 1, "points": 2.5}
     assert detail["progress"]["finished"] == 4
     assert all(m["challenge"] == body["id"] and m["rated"] is True for m in detail["matches"])
     assert client.get("/api/ratings/?game=gamesup").json()["results"] == []  # no public rating moves

@@ -6,6 +6,7 @@ fails ``test_every_specific_status_has_a_reproduction``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -96,6 +97,14 @@ def _cancel_challenge_twice(f: Any) -> Any:
     return client_for(f.user).post(url)
 
 
+def _answer_ones_own_challenge(f: Any, answer: str) -> Any:
+    return client_for(f.user).post(_challenge_url(f).replace("/cancel/", f"/{answer}/"))  # the challenger's
+
+
+def _answer_a_challenge_never_asked(f: Any, answer: str) -> Any:
+    return client_for(f.other).post(_challenge_url(f).replace("/cancel/", f"/{answer}/"))  # played at once
+
+
 def _cancel_a_challenge_against_ones_bot(f: Any) -> Any:
     return client_for(f.other).post(_challenge_url(f))  # the opponent's owner sees it, but it is not theirs
 
@@ -172,6 +181,11 @@ REPRODUCTIONS: dict[tuple[str, str, str], Callable[[Any], Any]] = {
     ("post", "/api/challenges/", "429"): _challenges_over_the_day,
     ("post", "/api/challenges/{challenge_id}/cancel/", "403"): _cancel_a_challenge_against_ones_bot,
     ("post", "/api/challenges/{challenge_id}/cancel/", "409"): _cancel_challenge_twice,
+    **{
+        ("post", f"/api/challenges/{{challenge_id}}/{answer}/", code): functools.partial(reproduce, answer=answer)
+        for answer in ("accept", "decline")
+        for code, reproduce in (("403", _answer_ones_own_challenge), ("409", _answer_a_challenge_never_asked))
+    },
     ("post", "/api/schedules/", "403"): _schedule_by_a_user,
     ("patch", "/api/schedules/{schedule_id}/", "403"): _schedule_changed_by_a_user,
     ("post", "/api/tournaments/", "429"): _tournaments_over_the_hour,

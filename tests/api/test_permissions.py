@@ -174,6 +174,17 @@ TABLE: dict[tuple[str, str], tuple[str, Any, dict[str, int]]] = {
         None,
         {A: 401, O: 404, W: 200, S: 200},
     ),
+    # Only the challenged bot's owner (a third user here) answers.
+    ("api-challenge-accept", "post"): (
+        "/api/challenges/{challenge}/accept/",
+        None,
+        {A: 401, O: 404, W: 403, S: 403},
+    ),
+    ("api-challenge-decline", "post"): (
+        "/api/challenges/{challenge}/decline/",
+        None,
+        {A: 401, O: 404, W: 403, S: 403},
+    ),
     # Recurring round robins: everyone reads, staff writes.
     ("api-schedules", "get"): ("/api/schedules/", None, {A: 200, O: 200, W: 200, S: 200}),
     ("api-schedules", "post"): (

@@ -30,6 +30,8 @@ class Bot(models.Model):
     description = models.TextField(blank=True)
     visibility = models.CharField(max_length=10, choices=Visibility.choices, default=Visibility.PUBLIC)
     active = models.BooleanField(default=True)
+    # Another user's challenge to this bot waits for the owner's yes (docs/web.md); else it plays at once.
+    challenges_ask = models.BooleanField(default=False, help_text="ask the owner to accept each challenge")
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -137,8 +137,15 @@ def bot_deactivate(*, bot: Bot, user: Any) -> Bot:
     return bot
 
 
-def bot_update(*, bot: Bot, user: Any, visibility: str | None = None, description: str | None = None) -> Bot:
-    """Change a bot's visibility or description."""
+def bot_update(
+    *,
+    bot: Bot,
+    user: Any,
+    visibility: str | None = None,
+    description: str | None = None,
+    challenges_ask: bool | None = None,
+) -> Bot:
+    """Change a bot's visibility, description, or whether other users' challenges wait for the owner's yes."""
     if bot.owner_id != user.id:
         raise ForbiddenError("Only the bot's owner can change it.")
     fields = []
@@ -150,6 +157,9 @@ def bot_update(*, bot: Bot, user: Any, visibility: str | None = None, descriptio
     if description is not None:
         bot.description = description
         fields.append("description")
+    if challenges_ask is not None:
+        bot.challenges_ask = challenges_ask
+        fields.append("challenges_ask")
     if fields:
         with transaction.atomic():
             was_public = Bot.objects.select_for_update().filter(pk=bot.pk, visibility=Bot.Visibility.PUBLIC).exists()

@@ -181,7 +181,8 @@ def match_claim_next(*, worker: str) -> Claim | None:
     match is no longer queued), so a message never goes unused while work waits.
     A match whose bots need a runtime this worker lacks (``workers.sandbox.runtimes``) is
     given back to another worker.  A match held back by its owner's share is taken only
-    when this worker can run none of the others (matches/queue.py).
+    when this worker can run none of the others, and a ladder match never right after
+    losing a race for someone's match (that owner may have more queued; matches/queue.py).
     """
     if connection.vendor == "postgresql":
         share, owners = settings.ARBITER_OWNER_SHARE, OWNERS
@@ -191,6 +192,9 @@ def match_claim_next(*, worker: str) -> Claim | None:
                 return first
             _leave(claim=first, worker=worker)
             return _claim_next(worker=worker, skipped={first.match_id})
+        # No row: nothing queued, or the pick lost to another worker.  Either way the candidates
+        # below are read afresh, after the winner's claim: the winner's owner's next match
+        # comes before the ladder's, as a loser of a race in the loop below looks again.
     return _claim_next(worker=worker, skipped=set())
 
 
@@ -205,11 +209,11 @@ def _claim_next(*, worker: str, skipped: set[int]) -> Claim | None:
     """The candidates one by one (``skipped``: matches this worker cannot run)."""
     for _ in range(CLAIM_ROUNDS):
         seen = lost = False
-        for match_id, held in queue_candidates(skip=skipped):
+        for match_id, held, service in queue_candidates(skip=skipped):
             seen = True
-            if held and lost:
-                # An owner under their share lost a match to another worker and may have more
-                # queued: look again rather than give the slot to an owner holding their share.
+            if (held or service) and lost:
+                # An owner lost a match to another worker and may have more queued: look again
+                # rather than give the slot to an owner holding their share, or to the ladder.
                 break
             claim = match_claim_spec(match_id=match_id, worker=worker)
             if claim is None:

@@ -13,7 +13,9 @@ takes it, in this order:
    in schedule order across their tournaments (every tournament's k-th game
    before any tournament's k+1-th).  An owner who already holds their share of
    the slots (below) is passed over while an owner under it waits;
-4. the ladder's matches (the service's own, with no owner) when nobody else waits.
+4. the ladder's matches (the service's own, with no owner) when nobody else waits:
+   a worker that lost a race for someone's match looks again rather than take
+   one, since the winner's owner, or another, may have more queued.
 
 **The share.**  Taking turns per claim is not enough when one owner's matches
 are long: every slot a short match frees goes round the owners again, and the
@@ -103,6 +105,8 @@ CANDIDATE_ROWS = """
     SELECT 2, row_number() OVER (ORDER BY m."index", m.id), m.id, FALSE
     FROM service JOIN matches_match m ON m.id = service.id
 """
+# The part of CANDIDATE_ROWS that holds the service's (the ladder's) matches.
+_SERVICE_PART = 2
 
 
 # Candidates taken from each part of the order per look.
@@ -113,11 +117,14 @@ class Candidate(NamedTuple):
     """A queued match a free worker may try to claim.
 
     ``held``: its owner is at their share while an owner under it waits; the
-    worker takes it only when it can run none of the others (matches/life.py).
+    worker takes it only when it can run none of the others (matches/claim.py).
+    ``service``: a ladder match, which a worker that just lost a race for
+    someone's match never takes (that work may still wait; it looks again).
     """
 
     id: int
     held: bool = False
+    service: bool = False
 
 
 def queue_candidates(
@@ -132,15 +139,14 @@ def queue_candidates(
     """
     share = settings.ARBITER_OWNER_SHARE if share is None else share
     skipped = sorted(skip)
-    sql = (
-        candidates_sql(skipped=len(skipped)) + "SELECT id, held FROM (" + CANDIDATE_ROWS + ") AS c ORDER BY part, place"
-    )
+    rows_sql = "SELECT id, held, part FROM (" + CANDIDATE_ROWS + ") AS c ORDER BY part, place"
+    sql = candidates_sql(skipped=len(skipped)) + rows_sql
     with connection.cursor() as cursor:
         # The placeholders in the order they appear: heads' skip, the share, jumpers' skip and
         # limit, the service's skip and limit, the fair part's limit.
         cursor.execute(sql, candidates_params(skipped=skipped, share=share, owners=owners))
         rows = cursor.fetchall()
-    return iter([Candidate(match_id, bool(held)) for match_id, held in rows])
+    return iter([Candidate(match_id, bool(held), part == _SERVICE_PART) for match_id, held, part in rows])
 
 
 def candidates_sql(*, skipped: int) -> str:

@@ -1,4 +1,5 @@
-"""Rating history drawn as inline SVG on the server: no script, no external asset."""
+"""Charts drawn as inline SVG on the server, no script, no external asset: rating history, and any
+series of numbers over a count (a version test's LLR between its bounds)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.utils.html import format_html
+from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from tournaments.ratings.models import RatingChange
@@ -40,17 +41,32 @@ def rating_series(changes: Iterable[RatingChange]) -> dict[str, list[Point]]:
     return dict(by_pool)
 
 
+def _value_range(values: Iterable[float], *, least: float) -> tuple[float, float]:
+    """The axis's low and high: the values' range, at least ``least`` wide (a flat line stays readable), padded."""
+    found = list(values)
+    low, high = min(found), max(found)
+    if high - low < least:
+        mid = (high + low) / 2
+        low, high = mid - least / 2, mid + least / 2
+    pad = (high - low) * 0.08
+    return low - pad, high + pad
+
+
+def _y_grid(low: float, high: float, y: Callable[[float], float], *, digits: int) -> list[str]:
+    """Five grid lines across the plot, each with its value on the y axis."""
+    ticks = [low + (high - low) * k / 4 for k in range(5)]
+    return [
+        f'<line x1="{LEFT}" y1="{y(t):.1f}" x2="{WIDTH - RIGHT}" y2="{y(t):.1f}" stroke="#e5e7eb"/>'
+        f'<text x="{LEFT - 4}" y="{y(t) + 4:.1f}" {AXIS} text-anchor="end">{t:.{digits}f}</text>'
+        for t in ticks
+    ]
+
+
 def rating_chart_svg(points: list[Point], *, title: str = "") -> SafeString:
     """One pool's history: a polyline per version over a labelled Elo axis."""
     if not points:
         return mark_safe("")
-    low = min(p.elo for p in points)
-    high = max(p.elo for p in points)
-    if high - low < 20:  # keep a flat history readable
-        mid = (high + low) / 2
-        low, high = mid - 10, mid + 10
-    pad = (high - low) * 0.08
-    low, high = low - pad, high + pad
+    low, high = _value_range([p.elo for p in points], least=20)
     span_x = max(1, len(points) - 1)
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 
@@ -60,13 +76,8 @@ def rating_chart_svg(points: list[Point], *, title: str = "") -> SafeString:
     def y(elo: float) -> float:
         return TOP + plot_h * (high - elo) / (high - low)
 
-    ticks = [low + (high - low) * k / 4 for k in range(5)]
     # Numbers are formatted here; the only text from the database (pool, title) is escaped.
-    parts = [
-        f'<line x1="{LEFT}" y1="{y(t):.1f}" x2="{WIDTH - RIGHT}" y2="{y(t):.1f}" stroke="#e5e7eb"/>'
-        f'<text x="{LEFT - 4}" y="{y(t) + 4:.1f}" {AXIS} text-anchor="end">{t:.0f}</text>'
-        for t in ticks
-    ]
+    parts = _y_grid(low, high, y, digits=0)
     versions: dict[int, list[Point]] = defaultdict(list)
     for p in points:
         versions[p.version].append(p)
@@ -148,3 +159,51 @@ def rating_charts(changes: Iterable[RatingChange]) -> list[dict[str, object]]:
             }
         )
     return charts
+
+
+@dataclass(frozen=True)
+class Series:
+    """One line of a series chart: ``points`` are (x, y); ``dashed`` for guides such as bounds."""
+
+    label: str
+    points: list[tuple[float, float]]
+    colour: str = COLOURS[0]
+    dashed: bool = False
+
+
+def series_chart_svg(series: list[Series], *, title: str, x_label: str, css_class: str = "series-chart") -> SafeString:
+    """Lines over a shared x axis (a count) and a labelled y axis; every label is escaped."""
+    drawn = [s for s in series if s.points]
+    if not drawn:
+        return mark_safe("")
+    low, high = _value_range((y for s in drawn for _, y in s.points), least=1.0)
+    x_high = max(1.0, max(x for s in drawn for x, _ in s.points))
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+
+    def x(value: float) -> float:
+        return LEFT + plot_w * value / x_high
+
+    def y(value: float) -> float:
+        return TOP + plot_h * (high - value) / (high - low)
+
+    # Numbers are formatted here; the labels are escaped.
+    parts = _y_grid(low, high, y, digits=2)
+    for line in drawn:
+        coords = " ".join(f"{x(px):.1f},{y(py):.1f}" for px, py in line.points)
+        last_x, last_y = line.points[-1]
+        dash = ' stroke-dasharray="4 3"' if line.dashed else ""
+        label, colour = escape(line.label), escape(line.colour)
+        parts.append(
+            f'<polyline points="{coords}" fill="none" stroke="{colour}" stroke-width="{1 if line.dashed else 2}"'
+            f'{dash} data-series="{label}"/><text x="{min(x(last_x) + 4, WIDTH - 90):.1f}" y="{y(last_y) - 4:.1f}" '
+            f'font-size="11" fill="{colour}">{label}</text>'
+        )
+    parts.append(
+        f'<line x1="{LEFT}" y1="{HEIGHT - BOTTOM}" x2="{WIDTH - RIGHT}" y2="{HEIGHT - BOTTOM}" stroke="#9ca3af"/>'
+        f'<text x="{LEFT}" y="{HEIGHT - 8}" {AXIS}>{escape(x_label)}: {x_high:g}</text>'
+    )
+    return format_html(
+        '<svg class="{}" viewBox="0 0 {} {}" width="{}" height="{}" role="img" aria-label="{}"><title>{}</title>{}'
+        "</svg>",
+        css_class, WIDTH, HEIGHT, WIDTH, HEIGHT, title, title, mark_safe("".join(parts)),  # escaped above
+    )  # fmt: skip

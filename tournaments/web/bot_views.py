@@ -111,7 +111,7 @@ def bot_version_new(request: HttpRequest, bot_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def bot_settings(request: HttpRequest, bot_id: int) -> HttpResponse:
-    """Change a bot's visibility and description."""
+    """Change a bot's visibility, description, and whether others' challenges wait for the owner's answer."""
     bot = _own_bot(request, bot_id)
     form = BotSettingsForm(request.POST)
     try:
@@ -121,7 +121,10 @@ def bot_settings(request: HttpRequest, bot_id: int) -> HttpResponse:
     except ServiceError as exc:
         messages.error(request, exc.message)
     else:
-        messages.success(request, f"{bot.name} is now {bot.get_visibility_display().lower()}.")
+        asked = "wait for your answer" if bot.challenges_ask else "play at once"
+        messages.success(
+            request, f"{bot.name} is now {bot.get_visibility_display().lower()}; others' challenges {asked}."
+        )
     return redirect("web-bot", bot_id=bot.id)
 
 

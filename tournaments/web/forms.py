@@ -9,7 +9,7 @@ from django import forms
 from engines import Engine
 from tournaments.bots.models import Bot
 from tournaments.bots.services import BOT_NAME_RE
-from tournaments.competitions.models import Tournament
+from tournaments.competitions.models import Tournament, TournamentSchedule
 from tournaments.errors import ServiceError
 from tournaments.matches.clocks import CLOCK_LIMITS_MS
 from tournaments.matches.models import DEFAULT_GAME_MS, DEFAULT_MOVE_MS, DEFAULT_STARTUP_MS
@@ -56,6 +56,7 @@ class BotCreateForm(UploadForm):
 class BotSettingsForm(forms.Form):
     visibility = forms.ChoiceField(choices=Bot.Visibility.choices)
     description = forms.CharField(required=False, max_length=10000, widget=forms.Textarea(attrs={"rows": 2}))
+    challenges_ask = forms.BooleanField(required=False)
 
 
 def _option_field(option: Any) -> forms.Field:
@@ -145,3 +146,62 @@ class TournamentForm(forms.Form):
         """Format, games per pairing, the three clocks, rated and start, for the template."""
         names = ["format", "games_per_pairing", "move_ms", "game_ms", "startup_ms", "rated", "start"]
         return [self[name] for name in names]
+
+
+class VersionTestForm(forms.Form):
+    """A version test of one of the user's bots: which versions, the hypotheses, the cap on games."""
+
+    candidate = forms.TypedChoiceField(coerce=int, choices=[], help_text="The version under test.")
+    baseline = forms.TypedChoiceField(coerce=int, choices=[], help_text="The version it is compared with.")
+    elo0 = forms.FloatField(required=False, label="H0 (Elo)", help_text="Not better than this; empty: the default.")
+    elo1 = forms.FloatField(
+        required=False, label="H1 (Elo)", help_text="At least this much better; empty: the default."
+    )
+    max_games = forms.IntegerField(
+        required=False, min_value=2, help_text="The most games before it stops undecided; empty: the default."
+    )
+
+    def __init__(self, *args: Any, numbers: list[int], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        choices = [(n, f"v{n}") for n in sorted(numbers, reverse=True)]
+        self.fields["candidate"].choices = choices  # type: ignore[attr-defined]
+        self.fields["baseline"].choices = choices  # type: ignore[attr-defined]
+        if numbers and not self.is_bound:
+            self.initial.setdefault("candidate", max(numbers))
+            self.initial.setdefault("baseline", sorted(numbers)[-2] if len(numbers) > 1 else max(numbers))
+
+
+class ScheduleForm(forms.Form):
+    """A recurring round robin: its name, game, when it runs (daily, weekly or cron, UTC) and its format."""
+
+    name = forms.CharField(max_length=180, help_text="Each edition is called by this name and its date.")
+    game = forms.ChoiceField(choices=[])
+    kind = forms.ChoiceField(choices=TournamentSchedule.Kind.choices, initial=TournamentSchedule.Kind.DAILY)
+    at_time = forms.TimeField(required=False, label="Time (UTC)", help_text="Daily and weekly: HH:MM.")
+    weekday = forms.TypedChoiceField(
+        coerce=int,
+        required=False,
+        empty_value=None,
+        choices=[("", "(weekly only)"), *TournamentSchedule.Weekday.choices],
+    )
+    cron = forms.CharField(
+        required=False, max_length=120, help_text="Cron: minute hour day-of-month month day-of-week, UTC."
+    )
+    format = forms.ChoiceField(choices=Tournament.Format.choices, initial=Tournament.Format.SINGLE)
+    games_per_pairing = forms.IntegerField(min_value=1, max_value=100, initial=2)
+
+    def __init__(self, *args: Any, games: list[tuple[str, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["game"].choices = games  # type: ignore[attr-defined]
+
+
+class ChallengeForm(forms.Form):
+    """A challenge: one of your bots, the opponent's id (its page links here with it), how many games."""
+
+    bot = forms.TypedChoiceField(coerce=int, choices=[], label="Your bot")
+    opponent = forms.IntegerField(min_value=1, label="Opponent bot id", help_text="Any public bot of the same game.")
+    games = forms.IntegerField(min_value=1, max_value=100, initial=2, help_text="Sides change every game.")
+
+    def __init__(self, *args: Any, bots: list[tuple[int, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["bot"].choices = bots  # type: ignore[attr-defined]

@@ -21,6 +21,7 @@ from tournaments.competitions.services.tournaments import tournament_cancel, tou
 from tournaments.errors import ServiceError
 from tournaments.games.models import Game
 from tournaments.games.selectors import game_list
+from tournaments.matches.record import matches_requeue_errored
 from tournaments.web.forms import TournamentForm, errors_into
 
 
@@ -123,10 +124,15 @@ def tournament_count(request: HttpRequest) -> JsonResponse:
 @login_required
 @require_POST
 def tournament_action(request: HttpRequest, tournament_id: int, action: str) -> HttpResponse:
-    """Start a draft or cancel a draft or running round robin, as its owner (or staff)."""
+    """Start a draft or cancel a draft or running round robin, as its owner (or staff); staff re-queue its
+    errored matches (each gets one more attempt; a finished tournament runs again until they are done)."""
     tournament = tournament_get(user=request.user, tournament_id=tournament_id)
     if tournament is None:
         raise Http404
+    if action == "requeue" and getattr(request.user, "is_staff", False):
+        count = matches_requeue_errored(tournament_id=tournament.id)
+        messages.success(request, f"Re-queued {count} errored match{'es' if count != 1 else ''}.")
+        return redirect("web-tournament", tournament_id=tournament.id)
     act = {"start": tournament_start, "cancel": tournament_cancel}.get(action)
     if act is None:
         raise Http404

@@ -3,7 +3,16 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
-from tournaments.web import account_views, bot_pages, bot_views, tournament_views, views
+from tournaments.web import (
+    account_views,
+    bot_pages,
+    bot_views,
+    challenge_views,
+    schedule_views,
+    tournament_views,
+    version_test_views,
+    views,
+)
 
 urlpatterns = [
     path("games/", views.games_index, name="web-games"),
@@ -23,6 +32,24 @@ urlpatterns = [
     path("bots/<int:bot_id>/versions/new/", bot_views.bot_version_new, name="web-bot-version-new"),
     path("bots/<int:bot_id>/settings/", bot_views.bot_settings, name="web-bot-settings"),
     path("bots/<int:bot_id>/deactivate/", bot_views.bot_deactivate_view, name="web-bot-deactivate"),
+    path("bots/<int:bot_id>/tests/", version_test_views.version_tests_page, name="web-version-tests"),
+    path("bots/<int:bot_id>/tests/new/", version_test_views.version_test_new, name="web-version-test-new"),
+    path("bots/<int:bot_id>/tests/<int:test_id>/", version_test_views.version_test_page, name="web-version-test"),
+    path(
+        "bots/<int:bot_id>/tests/<int:test_id>/cancel/",
+        version_test_views.version_test_cancel_view,
+        name="web-version-test-cancel",
+    ),
+    path("challenges/", challenge_views.challenges_page, name="web-challenges"),
+    path("challenges/new/", challenge_views.challenge_new, name="web-challenge-new"),
+    path(
+        "challenges/<int:challenge_id>/<str:answer>/",
+        challenge_views.challenge_answer_view,
+        name="web-challenge-answer",
+    ),
+    path("schedules/", schedule_views.schedules_page, name="web-schedules"),
+    path("schedules/new/", schedule_views.schedule_new, name="web-schedule-new"),
+    path("schedules/<int:schedule_id>/toggle/", schedule_views.schedule_toggle, name="web-schedule-toggle"),
     path("matches/<int:match_id>/", views.match_page, name="web-match"),
     path("matches/<int:match_id>/download/", views.match_download, name="web-match-download"),
     path("matches/<int:match_id>/live/", views.match_live_json, name="web-match-live"),

@@ -230,6 +230,7 @@ def _tournament_context(tournament: Tournament, user: Any) -> dict[str, Any]:
         "percent": round(100.0 * done / total, 1) if total else 100.0,
         "running": tournament.status == Tournament.Status.RUNNING,
         "standings": standings,
+        "withdrawn_any": any(row["withdrawn"] for row in standings),
         "cross_rows": cross_rows,
         "los_rows": _los_rows(tournament, standings),
         "recent": recent,

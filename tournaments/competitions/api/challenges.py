@@ -25,7 +25,7 @@ from tournaments.competitions.selectors.challenges import (
     challenge_score,
     challenge_status,
 )
-from tournaments.competitions.services.challenges import challenge_cancel, challenge_create
+from tournaments.competitions.services.challenges import challenge_answer, challenge_cancel, challenge_create
 from tournaments.matches.api import ClockInputSerializer, MatchSerializer, match_body
 
 
@@ -49,6 +49,10 @@ class ChallengeSideSerializer(serializers.Serializer):
 
 
 class ScoreSerializer(serializers.Serializer):
+    side = serializers.ChoiceField(
+        choices=["bot", "opponent"],
+        help_text="Whose score this is: `opponent` when you own the challenged bot, else the challenger's `bot`.",
+    )
     wins = serializers.IntegerField()
     draws = serializers.IntegerField()
     losses = serializers.IntegerField()
@@ -61,7 +65,10 @@ class ChallengeOutputSerializer(serializers.ModelSerializer):
     options = serializers.DictField(child=serializers.JSONField())
     bot = ChallengeSideSerializer(source="bot_version")
     opponent = ChallengeSideSerializer(source="opponent_version")
-    status = serializers.SerializerMethodField(help_text="queued, running, or finished (no game left to play).")
+    status = serializers.SerializerMethodField(
+        help_text="pending (the opponent's owner asked to accept each challenge and has not yet), declined, "
+        "queued, running, or finished (no game left to play)."
+    )
     progress = serializers.SerializerMethodField()
 
     class Meta:
@@ -79,7 +86,7 @@ class ChallengeOutputSerializer(serializers.ModelSerializer):
 
 
 class ChallengeDetailSerializer(ChallengeOutputSerializer):
-    score = ScoreSerializer(help_text="The challenger's bot's results over the finished games.")
+    score = ScoreSerializer(help_text="Your bot's results over the finished games (`side` says which bot that is).")
     matches = MatchSerializer(many=True)
 
     class Meta(ChallengeOutputSerializer.Meta):
@@ -89,7 +96,7 @@ class ChallengeDetailSerializer(ChallengeOutputSerializer):
 def _detail(challenge: Challenge, user: Any) -> dict[str, Any]:
     matches = challenge_matches(challenge=challenge)
     body = dict(ChallengeOutputSerializer(challenge).data)
-    body["score"] = challenge_score(challenge=challenge, matches=matches)
+    body["score"] = challenge_score(challenge=challenge, matches=matches, user=user)
     body["matches"] = []
     for match in matches:
         match.challenge_id = challenge.id  # type: ignore[attr-defined]
@@ -169,3 +176,27 @@ class ChallengeCancelApi(APIView):
         challenge_cancel(challenge=challenge, user=request.user)
         cancelled = found(challenge_get(user=request.user, challenge_id=challenge_id), "challenge")
         return Response(_detail(cancelled, request.user))
+
+
+class ChallengeAnswerApi(APIView):
+    """Accept or decline a challenge waiting for your answer (``accept`` is set per route)."""
+
+    permission_classes = [permissions.IsAuthenticated]
+    accept = True
+
+    @extend_schema(
+        summary="Accept or decline a challenge against your bot",
+        description="For a bot whose owner asked to accept each challenge (`challenges_ask`, docs/web.md): "
+        "`accept/` makes and queues its games, `decline/` ends it with none. The challenged bot's owner only.",
+        request=None,
+        responses={
+            200: ChallengeDetailSerializer,
+            403: error("Not the challenged bot's owner."),
+            409: error("Already answered, or never asked."),
+        },
+    )
+    def post(self, request: Request, challenge_id: int) -> Response:
+        challenge = found(challenge_get(user=request.user, challenge_id=challenge_id), "challenge")
+        challenge_answer(challenge=challenge, user=request.user, accept=self.accept)
+        answered = found(challenge_get(user=request.user, challenge_id=challenge_id), "challenge")
+        return Response(_detail(answered, request.user))

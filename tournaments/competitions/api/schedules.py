@@ -51,7 +51,9 @@ class ScheduleOutputSerializer(serializers.ModelSerializer):
 class ScheduleInputSerializer(ClockInputSerializer):
     """Every field of a schedule; on PATCH, any subset."""
 
-    name = serializers.CharField(max_length=180, help_text="Editions are called '<name> <date>'.")
+    name = serializers.CharField(
+        max_length=180, help_text="Each edition is called by this name and its date, e.g. 'Weekly 2026-05-04'."
+    )
     game = serializers.CharField(max_length=40)
     options = options_field()
     seats = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=2, max_value=100)
@@ -97,8 +99,8 @@ class ScheduleListCreateApi(GenericAPIView):
 
     @extend_schema(
         summary="Create a recurring round robin (staff)",
-        description="Each run creates and starts a tournament named '<name> <date>' between the latest versions "
-        "of all active bots of the game.",
+        description="Each run creates and starts a tournament named after the schedule and its date, between the "
+        "latest versions of all active bots of the game.",
         request=ScheduleInputSerializer,
         responses={201: ScheduleOutputSerializer, 403: error("Only staff organise recurring tournaments.")},
         examples=[

@@ -78,7 +78,8 @@ class StandingsSerializer(serializers.Serializer):
         child=serializers.DictField(child=serializers.JSONField()),
         help_text="Per participant, best first: place, decided_by (what separates it from the row above, the "
         "leader from the row below: points, Sonneborn-Berger, wins or name), games, W/D/L, points, score %, "
-        "Sonneborn-Berger, forfeits, Elo and performance.",
+        "Sonneborn-Berger, forfeits, Elo, performance and withdrawn (the bot may no longer play here: ranked by "
+        "the games it played, its other games cancelled).",
     )
     performance_fit = serializers.DictField(
         child=serializers.JSONField(),

@@ -12,8 +12,21 @@ from django.db.models import Q
 from tournaments.matches.models import ClockFields
 
 
+class ChallengeAnswer(models.TextChoices):
+    NOT_ASKED = "not_asked", "Played without asking"
+    PENDING = "pending", "Waiting for the opponent's owner"
+    ACCEPTED = "accepted", "Accepted"
+    DECLINED = "declined", "Declined"
+
+
 class Challenge(ClockFields):
-    """One user's request for games between their bot and another public bot."""
+    """One user's request for games between their bot and another public bot.
+
+    Its matches exist once it may play: at once, or when the opponent's owner,
+    who asked to be asked (``Bot.challenges_ask``), accepts it.
+    """
+
+    Answer = ChallengeAnswer
 
     challenger = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="challenges")
     game = models.ForeignKey("games.Game", on_delete=models.PROTECT, related_name="challenges")
@@ -27,6 +40,7 @@ class Challenge(ClockFields):
     options = models.JSONField(default=dict)
     seats = models.PositiveSmallIntegerField()
     created = models.DateTimeField(auto_now_add=True, db_index=True)
+    answer = models.CharField(max_length=10, choices=ChallengeAnswer.choices, default=ChallengeAnswer.NOT_ASKED)
 
     class Meta:
         ordering = ["-id"]
@@ -36,6 +50,7 @@ class Challenge(ClockFields):
             models.CheckConstraint(
                 condition=~Q(bot_version=models.F("opponent_version")), name="challenge_two_versions"
             ),
+            models.CheckConstraint(condition=Q(answer__in=ChallengeAnswer.values), name="challenge_answer_valid"),
         ]
 
     def __str__(self) -> str:

@@ -40,7 +40,9 @@ class TournamentSchedule(ClockFields):
         SATURDAY = 5, "Saturday"
         SUNDAY = 6, "Sunday"
 
-    name = models.CharField(max_length=180, help_text="editions are called '<name> <date>'")
+    name = models.CharField(
+        max_length=180, help_text="each edition is called by this name and its date, e.g. 'Weekly 2026-05-04'"
+    )
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tournament_schedules")
     game = models.ForeignKey("games.Game", on_delete=models.PROTECT, related_name="schedules")
     options = models.JSONField(default=dict, blank=True)

@@ -40,7 +40,10 @@ def challenge_get(*, user: Any, challenge_id: int) -> Challenge | None:
 
 
 def challenge_status(challenge: Challenge) -> str:
-    """queued (nothing started), running, or finished (no match left to play)."""
+    """pending (its opponent's owner has not answered), declined, queued (nothing started), running, or
+    finished (no match left to play)."""
+    if challenge.answer in (Challenge.Answer.PENDING, Challenge.Answer.DECLINED):
+        return str(challenge.answer)
     pending = challenge.n_queued + challenge.n_running  # type: ignore[attr-defined]
     if pending == 0:
         return "finished"
@@ -65,14 +68,34 @@ def challenge_matches(*, challenge: Challenge) -> list[Match]:
     )
 
 
-def challenge_score(*, challenge: Challenge, matches: list[Match]) -> dict[str, Any]:
-    """Wins, draws and losses of the challenger's bot over the finished games, and its points."""
+def challenge_side(*, challenge: Challenge, user: Any) -> str:
+    """Whose side ``user`` reads a challenge from: ``opponent`` for the challenged bot's owner, else ``bot``."""
+    user_id = getattr(user, "id", None)
+    if (
+        user_id is not None
+        and user_id != challenge.challenger_id
+        and challenge.opponent_version.bot.owner_id == user_id
+    ):
+        return "opponent"
+    return "bot"
+
+
+def challenge_score(*, challenge: Challenge, matches: list[Match], user: Any = None) -> dict[str, Any]:
+    """Wins, draws and losses over the finished games, from the reader's side, and its points.
+
+    The challenged bot's owner reads their own bot's score; everyone else (the
+    challenger, staff) the challenger's bot's.  ``side`` says which.
+    """
+    side = challenge_side(challenge=challenge, user=user)
+    mine_id, theirs_id = challenge.bot_version_id, challenge.opponent_version_id
+    if side == "opponent":
+        mine_id, theirs_id = theirs_id, mine_id
     wins = draws = losses = 0
     for match in matches:
         if match.status != Match.Status.FINISHED:
             continue
         ranks = {s.bot_version_id: s.rank for s in match.match_seats.all() if s.rank is not None}
-        mine, theirs = ranks.get(challenge.bot_version_id), ranks.get(challenge.opponent_version_id)
+        mine, theirs = ranks.get(mine_id), ranks.get(theirs_id)
         if mine is None or theirs is None:
             continue
         if mine < theirs:
@@ -81,4 +104,4 @@ def challenge_score(*, challenge: Challenge, matches: list[Match]) -> dict[str, 
             draws += 1
         else:
             losses += 1
-    return {"wins": wins, "draws": draws, "losses": losses, "points": wins + draws / 2}
+    return {"side": side, "wins": wins, "draws": draws, "losses": losses, "points": wins + draws / 2}

@@ -30,7 +30,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Count
+from django.db.models import Count, Exists, OuterRef
 
 from tournaments.bots.models import Bot, BotVersion
 from tournaments.competitions.models import Participant, PerformanceFit, Tournament
@@ -40,6 +40,7 @@ from tournaments.competitions.selectors.performance import (
     tournament_performance,
 )
 from tournaments.competitions.selectors.results import FinishedGame, tournament_finished_games
+from tournaments.competitions.selectors.tournaments import withdrawn_in
 from tournaments.matches.models import Match
 from tournaments.ratings.elo import outcome, pair_score
 from tournaments.ratings.models import Rating
@@ -70,6 +71,7 @@ class _Row:
     forfeits: Counter = field(default_factory=Counter)
     elo: float | None = None
     rated_games: int = 0
+    withdrawn: bool = False
 
 
 def _participants(tournament: Tournament) -> list[_Row]:
@@ -77,6 +79,11 @@ def _participants(tournament: Tournament) -> list[_Row]:
         Participant.objects.filter(tournament=tournament)
         .select_related("bot_version__bot__owner")
         .defer("bot_version__package")
+        .annotate(
+            withdrawn=Exists(
+                Bot.objects.filter(withdrawn_in(tournament=tournament), pk=OuterRef("bot_version__bot_id"))
+            )
+        )
         .order_by("number")
     )
     return [
@@ -86,6 +93,7 @@ def _participants(tournament: Tournament) -> list[_Row]:
             bot_name=e.bot_version.bot.name,
             version=e.bot_version.number,
             owner=e.bot_version.bot.owner.username,
+            withdrawn=e.withdrawn,
         )
         for e in entries
     ]
@@ -177,6 +185,7 @@ def _standing_rows(rows: list[_Row]) -> list[dict[str, Any]]:
             "forfeits": dict(sorted(r.forfeits.items())),
             "elo": round(r.elo, 2) if r.elo is not None else None,
             "rated_games": r.rated_games,
+            "withdrawn": r.withdrawn,
         }
         for place, r in enumerate(rows, start=1)
     ]
@@ -212,7 +221,8 @@ def _crosstable(rows: list[_Row], pair: dict[tuple[int, int], list[float]]) -> d
 
 
 def tournament_standings(*, tournament: Tournament, performance: bool = True) -> list[dict[str, Any]]:
-    """Per participant, best first: games, W/D/L, points, score %, Sonneborn-Berger, forfeits by status, Elo;
+    """Per participant, best first: games, W/D/L, points, score %, Sonneborn-Berger, forfeits by status, Elo,
+    ``withdrawn`` (the bot may no longer play here: ranked by the games it played, its other games cancelled);
     and (unless ``performance`` is False) ``perf_elo``, ``ci_low``, ``ci_high``, ``los_next``."""
     if not performance:
         return _cached(tournament, "base", lambda: _base_rows(tournament))
@@ -290,7 +300,8 @@ def _inputs(tournament: Tournament) -> tuple[str, dict[str, int]]:
     """A digest of everything the tables above are computed from, read in one statement; and the match counts.
 
     Per status the matches' count and last finish (a result recorded again
-    would move it); each participant's version, bot, names and rating; the
+    would move it); each participant's version, bot, names, whether the bot is
+    active and its visibility (which say whether it is withdrawn) and rating; the
     stored fit's stamp.  One raw statement rather than four ORM queries: it is
     read on every request, and the four round trips were most of a cached
     request's time.
@@ -303,8 +314,9 @@ def _inputs(tournament: Tournament) -> tuple[str, dict[str, int]]:
         UNION ALL
         SELECT 'p', CAST(e.number AS TEXT), CAST(e.bot_version_id AS TEXT) || '|' || (
                    -- Lookups per participant: joined, the planner read every version or rating.
+                   -- The bot's state too: it says whether the bot is withdrawn (``withdrawn_in``).
                    SELECT CAST(v.number AS TEXT) || '|' || CAST(v.bot_id AS TEXT) || '|' || b.name
-                          || '|' || u.username
+                          || '|' || u.username || '|' || CAST(b.active AS TEXT) || '|' || b.visibility
                    FROM {table["BotVersion"]} v
                    JOIN {table["Bot"]} b ON b.id = v.bot_id
                    JOIN {users} u ON u.id = b.owner_id

@@ -8,9 +8,15 @@ from typing import Any
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from engines import get_engine
+from tournaments.bots.models import Bot
 from tournaments.bots.selectors import bots_private_to_others
 from tournaments.competitions.models import Participant, Tournament
 from tournaments.games.config import game_config_check
+
+
+def withdrawn_in(*, tournament: Tournament) -> Q:
+    """Bots (as a condition on Bot) that may no longer play in ``tournament``: inactive, or another's private bot."""
+    return Q(active=False) | (Q(visibility=Bot.Visibility.PRIVATE) & ~Q(owner_id=tournament.owner_id))
 
 
 def tournaments_visible(*, user: Any) -> QuerySet[Tournament]:

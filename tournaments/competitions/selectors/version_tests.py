@@ -6,6 +6,7 @@ and the LLR stored on the test up to date.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet
@@ -13,9 +14,11 @@ from django.db.models import Count, Q, QuerySet
 from tournaments.bots.models import Bot
 from tournaments.competitions.models import VersionTest, VersionTestMatch
 from tournaments.matches.models import Match, MatchSeat
-from tournaments.ratings.stats import EloModel, Sprt, estimate
+from tournaments.ratings.elo import pair_score
+from tournaments.ratings.stats import ELO_LIMIT, EloModel, Sprt, Status, estimate
 
 STATUSES = ("queued", "running", "finished", "errored", "cancelled")
+IN_PLAY = (Match.Status.QUEUED, Match.Status.RUNNING)
 
 
 def version_test_list(*, bot: Bot) -> QuerySet[VersionTest]:
@@ -62,6 +65,43 @@ def version_test_games(*, test: VersionTest) -> list[dict[str, Any]]:
     return out
 
 
+def version_test_pairs(*, test: VersionTest) -> tuple[list[tuple[float, float]], int, int]:
+    """The candidate's two scores per complete pair in the order the pairs completed, the number of pairs
+    created, and pairs still in play.
+
+    The order matters to the SPRT's overshoot correction, which follows the LLR's path.
+    """
+    links = list(
+        VersionTestMatch.objects.filter(test=test).values_list(
+            "pair", "game", "match_id", "match__status", "match__finished_at"
+        )
+    )
+    finished = [match_id for _, _, match_id, status, _ in links if status == Match.Status.FINISHED]
+    # The candidate's side rank and the other side's, per finished match.
+    ranks: dict[int, dict[bool, int]] = defaultdict(dict)
+    seats = MatchSeat.objects.filter(match_id__in=finished).values_list("match_id", "bot_version_id", "rank")
+    for match_id, version, rank in seats:
+        if rank is None:
+            continue
+        mine = version == test.candidate_id
+        ranks[match_id][mine] = min(ranks[match_id].get(mine, rank), rank)
+    by_pair: dict[int, dict[int, tuple[float, Any] | None]] = defaultdict(dict)
+    in_play: set[int] = set()
+    for pair, game, match_id, status, finished_at in links:
+        if status in IN_PLAY:
+            in_play.add(pair)
+        sides = ranks.get(match_id, {})
+        done = status == Match.Status.FINISHED and len(sides) == 2
+        by_pair[pair][game] = (pair_score(sides[True], sides[False]), finished_at) if done else None
+    complete = sorted(
+        (max(first[1], second[1]), pair, (first[0], second[0]))
+        for pair, games in by_pair.items()
+        if (first := games.get(0)) is not None and (second := games.get(1)) is not None
+    )
+    created = max(by_pair) + 1 if by_pair else 0
+    return [scores for _, _, scores in complete], created, len(in_play)
+
+
 def version_test_sprt(test: VersionTest) -> Sprt:
     """The sequential test a version test runs (its hypotheses, error rates, scale and cap)."""
     return Sprt(
@@ -79,9 +119,16 @@ def version_test_estimate(*, test: VersionTest) -> dict[str, float | None]:
 
     Median-unbiased (a test that stopped early stopped on a lucky streak as
     often as not, and the plain mean would overstate it); all None until a
-    pair is done or where no finite Elo fits.
+    pair is done or where no finite Elo fits.  The scale ends at ``elo_limit``
+    (+-1000): an end found there means "at least" (or "at most") that much.
     """
     found = estimate(version_test_sprt(test), list(test.pentanomial))
     if found is None:
-        return {"elo": None, "elo_low": None, "elo_high": None, "los": None}
-    return dict(found.to_json())
+        return {"elo": None, "elo_low": None, "elo_high": None, "los": None, "elo_limit": ELO_LIMIT}
+    return {**found.to_json(), "elo_limit": ELO_LIMIT}
+
+
+def version_test_path(*, test: VersionTest) -> list[Status]:
+    """The test's LLR and bounds before any pair and after each complete pair, in the order they completed."""
+    pairs, _, _ = version_test_pairs(test=test)
+    return version_test_sprt(test).path(pairs)

@@ -7,6 +7,10 @@ with ``swap_seats`` the two bots change sides every game, so in an even
 series each moves first equally often.  A user may create at most
 ``ARBITER_CHALLENGES_PER_DAY`` challenges per UTC day.  The challenger may
 cancel the games not yet played out (``challenge_cancel``).
+
+An opponent whose owner asked to be asked (``Bot.challenges_ask``) gets
+another user's challenge as ``pending``, with no match yet: its owner
+accepts it (the matches are made then) or declines it (``challenge_answer``).
 """
 
 from __future__ import annotations
@@ -73,7 +77,8 @@ def challenge_create(
     game_ms: int = 60000,
     startup_ms: int = 10000,
 ) -> Challenge:
-    """Create a challenge and its matches (rated in the challenger's own pool), queued once committed.
+    """Create a challenge and its matches (rated in the challenger's own pool), queued once committed;
+    or, against another user's bot whose owner asked to be asked, a pending challenge with none yet.
 
     ``bot_id`` must be the challenger's own active bot; ``opponent_id`` any
     active bot of the same game that the challenger may see (public, or
@@ -83,10 +88,10 @@ def challenge_create(
     if not 1 <= games <= settings.ARBITER_CHALLENGE_MAX_GAMES:
         limit = settings.ARBITER_CHALLENGE_MAX_GAMES
         raise ServiceError(f"games is 1 to {limit}.", fields={"games": ["out of range"]})
-    clock = clock_check(Clock(move_ms=move_ms, game_ms=game_ms, startup_ms=startup_ms))
+    clock_check(Clock(move_ms=move_ms, game_ms=game_ms, startup_ms=startup_ms))
     engine = get_engine(bot.game_id)
     checked = game_config_check(engine=engine, seats=seats, options=options, two_sides="A challenge")
-    seats, options, pool, teams = checked.seats, checked.options, checked.pool, checked.teams
+    seats, options = checked.seats, checked.options
     mine = _current_version(bot=bot, field="bot")
     theirs = _current_version(bot=opponent, field="opponent")
     with transaction.atomic():
@@ -96,7 +101,9 @@ def challenge_create(
             raise ChallengeLimitError(
                 f"You have used your {settings.ARBITER_CHALLENGES_PER_DAY} challenges for today (UTC)."
             )
+        ask = opponent.challenges_ask and opponent.owner_id != challenger.id
         challenge = Challenge.objects.create(
+            answer=Challenge.Answer.PENDING if ask else Challenge.Answer.NOT_ASKED,
             challenger=challenger,
             game_id=bot.game_id,
             bot_version=mine,
@@ -109,19 +116,26 @@ def challenge_create(
             game_ms=game_ms,
             startup_ms=startup_ms,
         )
-        config = MatchConfig(
-            kind=Match.Kind.CHALLENGE,
-            game_id=bot.game_id,
-            options=options,
-            seats=seats,
-            teams=teams,
-            # Rated in the challenger's own pool (docs/ratings.md): they chose the opponent.
-            rating_pool=rating_pool_choose(base=pool, organiser=challenger),
-            rated=True,
-            clock=clock,
-            owner_id=challenger.id,
-        )
-        _challenge_matches_create(challenge=challenge, config=config)
+        if not ask:
+            _challenge_matches_create(challenge=challenge)
+    return challenge
+
+
+def challenge_answer(*, challenge: Challenge, user: Any, accept: bool) -> Challenge:
+    """The opponent's owner accepts (its matches are made and queued) or declines a pending challenge.
+
+    ForbiddenError for anyone else; ConflictError when it was already answered.
+    """
+    if challenge.opponent_version.bot.owner_id != user.id:
+        raise ForbiddenError("Only the challenged bot's owner can answer a challenge.")
+    with transaction.atomic():
+        answer = Challenge.Answer.ACCEPTED if accept else Challenge.Answer.DECLINED
+        # The conditional UPDATE is the lock: a second answer finds nothing pending.
+        if not Challenge.objects.filter(pk=challenge.pk, answer=Challenge.Answer.PENDING).update(answer=answer):
+            raise ConflictError("The challenge was already answered, or never asked.", code="already_answered")
+        challenge.answer = answer
+        if accept:
+            _challenge_matches_create(challenge=challenge)
     return challenge
 
 
@@ -148,8 +162,21 @@ def _challenge_sides(*, challenger: Any, bot_id: int, opponent_id: int) -> tuple
     return bot, opponent
 
 
-def _challenge_matches_create(*, challenge: Challenge, config: MatchConfig) -> None:
+def _challenge_matches_create(*, challenge: Challenge) -> None:
     """The challenge's matches (inside its transaction), queued once committed."""
+    checked = game_config_check(engine=get_engine(challenge.game_id), seats=challenge.seats, options=challenge.options)
+    config = MatchConfig(
+        kind=Match.Kind.CHALLENGE,
+        game_id=challenge.game_id,
+        options=checked.options,
+        seats=checked.seats,
+        teams=checked.teams,
+        # Rated in the challenger's own pool (docs/ratings.md): they chose the opponent.
+        rating_pool=rating_pool_choose(base=checked.pool, organiser=challenge.challenger),
+        rated=True,
+        clock=challenge.clock,
+        owner_id=challenge.challenger_id,
+    )
     mine, theirs = challenge.bot_version_id, challenge.opponent_version_id
     # With swap_seats the two bots change sides every game.
     sides = [(theirs, mine) if challenge.swap_seats and n % 2 == 1 else (mine, theirs) for n in range(challenge.games)]

@@ -18,8 +18,8 @@ from django.db.models import Count, F
 
 from tournaments.bots.models import Bot
 from tournaments.competitions.models import Tournament
+from tournaments.competitions.selectors.tournaments import withdrawn_in
 from tournaments.competitions.services.tournaments import tournament_matches_insert
-from tournaments.competitions.services.withdrawals import withdrawn_in
 from tournaments.dbclock import db_now
 from tournaments.matches.life import matches_enqueue
 from tournaments.matches.models import Match

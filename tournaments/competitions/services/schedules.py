@@ -146,6 +146,20 @@ def schedule_next_run(
     raise ServiceError(f"Unknown schedule kind {kind!r}.", fields={"kind": ["invalid choice"]})
 
 
+def schedule_next_runs(*, schedule: TournamentSchedule, after: datetime, count: int = 5) -> list[datetime]:
+    """The schedule's next ``count`` runs after ``after`` (UTC), for a person to check before saving it.
+
+    ServiceError as ``schedule_next_run`` for a missing time, weekday or a cron expression that never matches.
+    """
+    runs: list[datetime] = []
+    for _ in range(count):
+        after = schedule_next_run(
+            kind=schedule.kind, after=after, at_time=schedule.at_time, weekday=schedule.weekday, cron=schedule.cron
+        )
+        runs.append(after)
+    return runs
+
+
 def edition_name(*, schedule: TournamentSchedule, run: datetime) -> str:
     """``"<name> YYYY-MM-DD"``; with the time too when the schedule fires more than once a day."""
     run = run.astimezone(UTC)

@@ -36,7 +36,6 @@ recorded at once just queue on the test row.
 from __future__ import annotations
 
 import logging
-from collections import defaultdict
 from typing import Any
 
 from django.conf import settings
@@ -46,15 +45,14 @@ from engines import get_engine
 from tournaments.bots.models import Bot, BotVersion
 from tournaments.bots.selectors import version_current, version_unplayable
 from tournaments.competitions.models import VersionTest, VersionTestMatch
-from tournaments.competitions.selectors.version_tests import version_test_sprt
+from tournaments.competitions.selectors.version_tests import version_test_pairs, version_test_sprt
 from tournaments.dbclock import db_clock
 from tournaments.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
 from tournaments.games.config import game_config_check
 from tournaments.matches.clocks import clock_check
 from tournaments.matches.life import Lineup, MatchConfig, matches_cancel, matches_create, matches_enqueue
-from tournaments.matches.models import Match, MatchSeat
+from tournaments.matches.models import Match
 from tournaments.matches.seeds import seed_draw
-from tournaments.ratings.elo import pair_score
 from tournaments.ratings.stats import Decision, bounds
 from workers.match import Clock
 
@@ -62,7 +60,6 @@ logger = logging.getLogger(__name__)
 
 # |elo0| and |elo1| at most this: beyond it the logistic curve is flat and the test meaningless.
 ELO_LIMIT = 1000.0
-IN_PLAY = (Match.Status.QUEUED, Match.Status.RUNNING)
 FINAL = {
     Decision.H0: VersionTest.Status.H0,
     Decision.H1: VersionTest.Status.H1,
@@ -222,43 +219,6 @@ def _top_up(test: VersionTest, *, created: int, in_flight: int) -> int:
     return room
 
 
-def _pairs(test: VersionTest) -> tuple[list[tuple[float, float]], int, int]:
-    """The candidate's two scores per complete pair in the order the pairs completed, the number of pairs
-    created, and pairs still in play.
-
-    The order matters to the SPRT's overshoot correction, which follows the LLR's path.
-    """
-    links = list(
-        VersionTestMatch.objects.filter(test=test).values_list(
-            "pair", "game", "match_id", "match__status", "match__finished_at"
-        )
-    )
-    finished = [match_id for _, _, match_id, status, _ in links if status == Match.Status.FINISHED]
-    # The candidate's side rank and the other side's, per finished match.
-    ranks: dict[int, dict[bool, int]] = defaultdict(dict)
-    seats = MatchSeat.objects.filter(match_id__in=finished).values_list("match_id", "bot_version_id", "rank")
-    for match_id, version, rank in seats:
-        if rank is None:
-            continue
-        mine = version == test.candidate_id
-        ranks[match_id][mine] = min(ranks[match_id].get(mine, rank), rank)
-    by_pair: dict[int, dict[int, tuple[float, Any] | None]] = defaultdict(dict)
-    in_play: set[int] = set()
-    for pair, game, match_id, status, finished_at in links:
-        if status in IN_PLAY:
-            in_play.add(pair)
-        sides = ranks.get(match_id, {})
-        done = status == Match.Status.FINISHED and len(sides) == 2
-        by_pair[pair][game] = (pair_score(sides[True], sides[False]), finished_at) if done else None
-    complete = sorted(
-        (max(first[1], second[1]), pair, (first[0], second[0]))
-        for pair, games in by_pair.items()
-        if (first := games.get(0)) is not None and (second := games.get(1)) is not None
-    )
-    created = max(by_pair) + 1 if by_pair else 0
-    return [scores for _, _, scores in complete], created, len(in_play)
-
-
 def _stop(test: VersionTest, status: str) -> int:
     """Set the final status and cancel the test's matches; returns how many queued ones were cancelled.
 
@@ -289,7 +249,7 @@ def version_test_advance(*, test_id: int) -> VersionTest | None:
         test = VersionTest.objects.select_for_update().select_related("bot").filter(pk=test_id).first()
         if test is None or test.status != VersionTest.Status.RUNNING:
             return test
-        complete, created, in_play = _pairs(test)
+        complete, created, in_play = version_test_pairs(test=test)
         status = version_test_sprt(test).status(complete)
         data = status.counts
         test.wins, test.draws, test.losses = data.wins, data.draws, data.losses

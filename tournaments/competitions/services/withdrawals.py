@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import logging
 
-from django.db.models import Q
-
 from tournaments.bots.models import Bot
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.services.tournaments import tournament_finish_if_done
@@ -13,11 +11,6 @@ from tournaments.matches.life import matches_cancel
 from tournaments.matches.models import Match
 
 logger = logging.getLogger(__name__)
-
-
-def withdrawn_in(*, tournament: Tournament) -> Q:
-    """Bots (as a condition on Bot) that may no longer play in ``tournament``: inactive, or another's private bot."""
-    return Q(active=False) | (Q(visibility=Bot.Visibility.PRIVATE) & ~Q(owner_id=tournament.owner_id))
 
 
 def tournament_bot_withdrawn(bot: Bot) -> None:

@@ -20,10 +20,11 @@ from tournaments.ratings.stats.sprt import (
     expected_score,
     llr,
 )
-from tournaments.ratings.stats.sprt_estimate import Estimate, estimate
+from tournaments.ratings.stats.sprt_estimate import ELO_LIMIT, Estimate, estimate
 from tournaments.ratings.stats.table import ErrorBar, LosMatrix
 
 __all__ = [
+    "ELO_LIMIT",
     "ELO_PER_NATURAL",
     "Counts",
     "Decision",

@@ -292,15 +292,19 @@ class Sprt:
         overshoot correction); the first decision reached stops the walk, as
         the test would have stopped there.
         """
+        return self.path(pairs)[-1]
+
+    def path(self, pairs: Iterable[tuple[float, float]]) -> list[Status]:
+        """The test's status before any pair and after each pair, up to the first decision (see ``status``)."""
         tally = [0, 0, 0]  # losses, draws, wins
         penta = [0] * 5
-        status = self.status_from_counts(counts([]), Overshoot())
+        steps = [self.status_from_counts(counts([]), Overshoot())]
         for pair in pairs:
             single = counts([pair])
             tally = [t + c for t, c in zip(tally, single.trinomial, strict=True)]
             penta = [t + c for t, c in zip(penta, single.pentanomial, strict=True)]
             data = Counts(tally[2], tally[1], tally[0], (penta[0], penta[1], penta[2], penta[3], penta[4]))
-            status = self.status_from_counts(data, status.overshoot)
-            if status.decision is not Decision.CONTINUE:
+            steps.append(self.status_from_counts(data, steps[-1].overshoot))
+            if steps[-1].decision is not Decision.CONTINUE:
                 break
-        return status
+        return steps

@@ -28,6 +28,8 @@ from tournaments.ratings.stats.gsprt import NELO_PER_T, empirical, logistic_scor
 from tournaments.ratings.stats.numeric import bisect_root
 from tournaments.ratings.stats.sprt import EloModel, Sprt, bounds
 
+# The scale's end: an interval end found here means only "at least +1000" (or "at most -1000"),
+# where the data bound no finite Elo (a test won or lost every pair); callers show it so.
 ELO_LIMIT = 1000.0
 
 
