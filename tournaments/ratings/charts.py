@@ -62,19 +62,21 @@ def _y_grid(low: float, high: float, y: Callable[[float], float], *, digits: int
     ]
 
 
+def _scales(*, x_high: float, low: float, high: float) -> tuple[Callable[[float], float], Callable[[float], float]]:
+    """Plot coordinates of an x in [0, x_high] and a y in [low, high] (y grows upwards)."""
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    return (
+        lambda value: LEFT + plot_w * value / x_high,
+        lambda value: TOP + plot_h * (high - value) / (high - low),
+    )
+
+
 def rating_chart_svg(points: list[Point], *, title: str = "") -> SafeString:
     """One pool's history: a polyline per version over a labelled Elo axis."""
     if not points:
         return mark_safe("")
     low, high = _value_range([p.elo for p in points], least=20)
-    span_x = max(1, len(points) - 1)
-    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
-
-    def x(i: int) -> float:
-        return LEFT + plot_w * i / span_x
-
-    def y(elo: float) -> float:
-        return TOP + plot_h * (high - elo) / (high - low)
+    x, y = _scales(x_high=max(1, len(points) - 1), low=low, high=high)
 
     # Numbers are formatted here; the only text from the database (pool, title) is escaped.
     parts = _y_grid(low, high, y, digits=0)
@@ -178,13 +180,7 @@ def series_chart_svg(series: list[Series], *, title: str, x_label: str, css_clas
         return mark_safe("")
     low, high = _value_range((y for s in drawn for _, y in s.points), least=1.0)
     x_high = max(1.0, max(x for s in drawn for x, _ in s.points))
-    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
-
-    def x(value: float) -> float:
-        return LEFT + plot_w * value / x_high
-
-    def y(value: float) -> float:
-        return TOP + plot_h * (high - value) / (high - low)
+    x, y = _scales(x_high=x_high, low=low, high=high)
 
     # Numbers are formatted here; the labels are escaped.
     parts = _y_grid(low, high, y, digits=2)
