@@ -72,3 +72,34 @@ def round_robin_plan(*, participants: int, teams: int, games_per_group: int, leg
                 k = leg * games_per_group + game + offset
                 plan.append(tuple(group[(t + k) % teams] for t in range(teams)))
     return plan
+
+
+def gauntlet_size(*, field: int, games_per_pairing: int) -> int:
+    """How many games :func:`gauntlet_plan` gives."""
+    return field * games_per_pairing
+
+
+def gauntlet_plan(*, field: int, games_per_pairing: int) -> list[tuple[int, int]]:
+    """A gauntlet's games in playing order: participant 0 (the challenger) against 1 to ``field``, two teams.
+
+    Games come in pairs, the challenger first and then its opponent, so a
+    pair cancels the first seat's edge (the service gives both one seed,
+    so they also play one deal).  Every opponent gets its first pair before
+    anyone its second, so early results already cover the whole field.  The
+    pairs fill the plan's first ``2 * field * (games_per_pairing // 2)``
+    places, a pair at each even index; an odd ``games_per_pairing`` ends
+    with one unpaired game per opponent, the challenger starting against
+    every other one.
+    """
+    plan: list[tuple[int, int]] = []
+    for _ in range(games_per_pairing // 2):
+        for opponent in range(1, field + 1):
+            plan += [(0, opponent), (opponent, 0)]
+    if games_per_pairing % 2:
+        plan += [(0, opponent) if opponent % 2 else (opponent, 0) for opponent in range(1, field + 1)]
+    return plan
+
+
+def gauntlet_paired(*, field: int, games_per_pairing: int) -> int:
+    """How many of a gauntlet's games, from the plan's start, are played in pairs."""
+    return 2 * field * (games_per_pairing // 2)

@@ -10,6 +10,7 @@ from engines import Engine
 from tournaments.bots.models import Bot
 from tournaments.bots.services import BOT_NAME_RE
 from tournaments.competitions.models import Tournament, TournamentSchedule
+from tournaments.competitions.models.schedules import SCHEDULE_FORMATS
 from tournaments.errors import ServiceError
 from tournaments.matches.clocks import CLOCK_LIMITS_MS
 from tournaments.matches.models import DEFAULT_GAME_MS, DEFAULT_MOVE_MS, DEFAULT_STARTUP_MS
@@ -187,7 +188,7 @@ class ScheduleForm(forms.Form):
     cron = forms.CharField(
         required=False, max_length=120, help_text="Cron: minute hour day-of-month month day-of-week, UTC."
     )
-    format = forms.ChoiceField(choices=Tournament.Format.choices, initial=Tournament.Format.SINGLE)
+    format = forms.ChoiceField(choices=SCHEDULE_FORMATS, initial=Tournament.Format.SINGLE)
     games_per_pairing = forms.IntegerField(min_value=1, max_value=100, initial=2)
 
     def __init__(self, *args: Any, games: list[tuple[str, str]], **kwargs: Any) -> None:

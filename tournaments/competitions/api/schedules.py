@@ -17,6 +17,7 @@ from tournaments.api.common import found, options_field, signed_in
 from tournaments.api.pagination import Pagination
 from tournaments.api.schema import error
 from tournaments.competitions.models import Tournament, TournamentSchedule
+from tournaments.competitions.models.schedules import SCHEDULE_FORMATS
 from tournaments.competitions.services.schedules import schedule_save
 from tournaments.matches.api import ClockInputSerializer
 
@@ -57,7 +58,7 @@ class ScheduleInputSerializer(ClockInputSerializer):
     game = serializers.CharField(max_length=40)
     options = options_field()
     seats = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=2, max_value=100)
-    format = serializers.ChoiceField(choices=Tournament.Format.choices, default=Tournament.Format.SINGLE)
+    format = serializers.ChoiceField(choices=SCHEDULE_FORMATS, default=Tournament.Format.SINGLE)
     games_per_pairing = serializers.IntegerField(default=2, min_value=1, max_value=100)
     rated = serializers.BooleanField(default=True)
     kind = serializers.ChoiceField(choices=TournamentSchedule.Kind.choices, default=TournamentSchedule.Kind.DAILY)

@@ -42,7 +42,9 @@ class TournamentOutputSerializer(serializers.ModelSerializer):
             "move_ms", "game_ms", "startup_ms", "rated", "rating_pool", "status",
             "created", "started", "finished", "planned",
             "start_at", "all_active", "schedule",  # scheduled and recurring tournaments
+            "challenger",  # a gauntlet's
         ]  # fmt: skip
+        extra_kwargs = {"challenger": {"help_text": "A gauntlet's challenger (a bot version id); null otherwise."}}
 
 
 class ParticipantSerializer(serializers.Serializer):
@@ -125,6 +127,13 @@ class TournamentInputSerializer(ClockInputSerializer):
     all_active = serializers.BooleanField(
         default=False, help_text="Participants: the latest version of every active bot of the game, at start."
     )
+    challenger = id_field(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="A gauntlet's challenger: a bot id (its newest version, or one pinned in versions). The "
+        "participants are then its field, or with all_active every other active bot.",
+    )
 
 
 def _tournament(request: Request, tournament_id: int) -> Tournament:
@@ -178,6 +187,7 @@ class TournamentListCreateApi(GenericAPIView):
             tournament = tournament_create(
                 owner=request.user,
                 version_ids=values.pop("versions"),
+                challenger_id=values.pop("challenger"),
                 game_id=values.pop("game"),
                 bot_ids=values.pop("participants"),
                 **values,

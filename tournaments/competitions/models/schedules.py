@@ -12,6 +12,9 @@ from django.db.models import Q
 from tournaments.competitions.models.tournaments import Tournament
 from tournaments.matches.models import ClockFields
 
+# What a schedule can repeat: editions take every active bot, so a gauntlet (which names a challenger) is not one.
+SCHEDULE_FORMATS = [(value, label) for value, label in Tournament.Format.choices if value != Tournament.Format.GAUNTLET]
+
 
 # Out here, not nested in the model, so that its Meta can name the members (a class nested in a
 # class sees none of that class's names); ``TournamentSchedule.Kind`` is this class.
@@ -47,7 +50,7 @@ class TournamentSchedule(ClockFields):
     game = models.ForeignKey("games.Game", on_delete=models.PROTECT, related_name="schedules")
     options = models.JSONField(default=dict, blank=True)
     seats = models.PositiveSmallIntegerField()
-    format = models.CharField(max_length=10, choices=Tournament.Format.choices, default=Tournament.Format.SINGLE)
+    format = models.CharField(max_length=10, choices=SCHEDULE_FORMATS, default=Tournament.Format.SINGLE)
     games_per_pairing = models.PositiveSmallIntegerField(default=2)
     rated = models.BooleanField(default=True)
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.DAILY)

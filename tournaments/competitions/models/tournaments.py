@@ -20,6 +20,7 @@ from tournaments.matches.models import ClockFields
 class TournamentFormat(models.TextChoices):
     SINGLE = "single", "Single round robin"
     DOUBLE = "double", "Double round robin"
+    GAUNTLET = "gauntlet", "Gauntlet"
 
 
 class TournamentStatus(models.TextChoices):
@@ -57,6 +58,10 @@ class Tournament(ClockFields):
     schedule = models.ForeignKey(
         "competitions.TournamentSchedule", on_delete=models.SET_NULL, null=True, blank=True, related_name="editions"
     )
+    # A gauntlet's one bot version against the field (also its participant number 0); None otherwise.
+    challenger = models.ForeignKey(
+        "bots.BotVersion", on_delete=models.PROTECT, null=True, blank=True, related_name="gauntlets"
+    )
     # Matches the started round robin's plan holds; a big one's rows are inserted by a task,
     # so the tournament is not finished while fewer than this many exist.
     planned = models.PositiveIntegerField(default=0)
@@ -74,6 +79,11 @@ class Tournament(ClockFields):
             ),
             models.CheckConstraint(condition=Q(format__in=TournamentFormat.values), name="tournament_format_valid"),
             models.CheckConstraint(condition=Q(status__in=TournamentStatus.values), name="tournament_status_valid"),
+            models.CheckConstraint(
+                condition=Q(format=TournamentFormat.GAUNTLET, challenger__isnull=False)
+                | (~Q(format=TournamentFormat.GAUNTLET) & Q(challenger__isnull=True)),
+                name="tournament_gauntlet_challenger",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -341,6 +341,12 @@ def _inputs(tournament: Tournament) -> tuple[str, dict[str, int]]:
     return hashlib.sha256(repr(inputs).encode()).hexdigest(), counts
 
 
+def tournament_cached(*, tournament: Tournament, part: str, compute: Callable[[], Any]) -> Any:
+    """``compute()`` for another table of the tournament (a gauntlet's report), kept like the standings:
+    until a match is recorded or a participant, its name or its rating changes."""
+    return _cached(tournament, part, compute)
+
+
 def _cached(tournament: Tournament, what: str, compute: Callable[[], Any]) -> Any:
     """``compute()``, or what it returned before for the same inputs."""
     key = f"tournament-table:{what}:{tournament.pk}:{_inputs(tournament)[0]}"

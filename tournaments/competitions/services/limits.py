@@ -13,7 +13,7 @@ from typing import Any
 from django.conf import settings
 
 from tournaments.competitions.models import Tournament
-from tournaments.competitions.plans import round_robin_size
+from tournaments.competitions.plans import gauntlet_size, round_robin_size
 from tournaments.dbclock import db_now
 from tournaments.errors import LimitError, ServiceError
 from tournaments.matches.models import Match
@@ -52,7 +52,9 @@ def round_robin_shape_check(
 ) -> None:
     """Raise ServiceError unless the format, games per pairing and entrants make a round robin."""
     if format not in Tournament.Format.values:
-        raise ServiceError("Format is 'single' or 'double'.", fields={"format": ["invalid choice"]})
+        raise ServiceError(
+            f"Format is one of {', '.join(Tournament.Format.values)}.", fields={"format": ["invalid choice"]}
+        )
     if not 1 <= games_per_pairing <= 100:
         raise ServiceError("games_per_pairing is 1 to 100.", fields={"games_per_pairing": ["out of range"]})
     if len(set(bot_ids)) != len(bot_ids):
@@ -70,6 +72,37 @@ def round_robin_shape_check(
         )
     legs = 2 if format == Tournament.Format.DOUBLE else 1
     round_robin_check(participants=len(bot_ids), teams=teams, games_per_pairing=games_per_pairing, legs=legs)
+
+
+def gauntlet_check(*, field: int, games_per_pairing: int) -> int:
+    """The number of matches a gauntlet against ``field`` bots plans; ServiceError (400) when over a limit.
+
+    The field counts like a round robin's participants (the challenger is not
+    counted), and the matches against the same ARBITER_TOURNAMENT_MAX_MATCHES.
+    """
+    most = settings.ARBITER_TOURNAMENT_MAX_PARTICIPANTS
+    if field > most:
+        raise ServiceError(
+            f"A gauntlet's field takes at most {most} bots (ARBITER_TOURNAMENT_MAX_PARTICIPANTS); {field} listed.",
+            code="too_many_participants",
+            fields={"participants": ["too many bots"]},
+        )
+    size = gauntlet_size(field=field, games_per_pairing=games_per_pairing)
+    most = settings.ARBITER_TOURNAMENT_MAX_MATCHES
+    if size > most:
+        raise ServiceError(
+            f"This gauntlet would plan {size} matches; at most {most} are allowed "
+            "(ARBITER_TOURNAMENT_MAX_MATCHES). Choose a smaller field or play fewer games per pairing.",
+            code="too_many_matches",
+            fields={"games_per_pairing": ["too many matches"], "participants": ["too many matches"]},
+        )
+    return size
+
+
+def gauntlet_fit(*, available: int, games_per_pairing: int) -> int:
+    """How many of ``available`` bots an all-active gauntlet's field can take within the limits."""
+    most = settings.ARBITER_TOURNAMENT_MAX_MATCHES // games_per_pairing
+    return min(available, settings.ARBITER_TOURNAMENT_MAX_PARTICIPANTS, most)
 
 
 def round_robin_fit(*, available: int, teams: int, games_per_pairing: int, legs: int) -> int:

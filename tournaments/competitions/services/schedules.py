@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from engines import get_engine
 from tournaments.competitions.models import Tournament, TournamentSchedule
+from tournaments.competitions.models.schedules import SCHEDULE_FORMATS
 from tournaments.competitions.services.tournaments import (
     tournament_cancel,
     tournament_create,
@@ -184,7 +185,7 @@ def schedule_clean(*, schedule: TournamentSchedule) -> None:
         raise ServiceError(f"Unknown game {schedule.game_id!r}.", code="unknown_game", fields={"game": ["unknown"]})
     config = game_config_check(engine=get_engine(game.id), seats=schedule.seats or None, options=schedule.options)
     schedule.seats, schedule.options = config.seats, config.options
-    if schedule.format not in Tournament.Format.values:
+    if schedule.format not in dict(SCHEDULE_FORMATS):
         raise ServiceError("Format is 'single' or 'double'.", fields={"format": ["invalid choice"]})
     if not 1 <= schedule.games_per_pairing <= 100:
         raise ServiceError("games_per_pairing is 1 to 100.", fields={"games_per_pairing": ["out of range"]})

@@ -11,10 +11,18 @@ from django.db import transaction
 from django.db.models import Q
 
 from engines import get_engine
-from tournaments.bots.models import Bot, BotVersion
-from tournaments.bots.selectors import version_unplayable, versions_current
+from tournaments.bots.models import Bot
+from tournaments.bots.selectors import versions_current
 from tournaments.competitions.models import Participant, Tournament
 from tournaments.competitions.plans import round_robin_plan
+from tournaments.competitions.services.entrants import bot_may_enter, entrants_choose
+from tournaments.competitions.services.gauntlets import (
+    TWO_SIDES,
+    gauntlet_field_fill_all_active,
+    gauntlet_lineups,
+    gauntlet_shape_check,
+    gauntlet_size_check,
+)
 from tournaments.competitions.services.limits import (
     queue_check,
     round_robin_check,
@@ -37,67 +45,6 @@ from workers.match import Clock
 logger = logging.getLogger(__name__)
 
 
-def _bots_check(*, bot_ids: Sequence[int], game: Game, user: Any) -> dict[int, Bot]:
-    """The bots named, checked: they exist, may enter ``user``'s tournament, play ``game`` and are active."""
-    bots = {b.id: b for b in Bot.objects.filter(id__in=bot_ids)}
-    unknown = [i for i in bot_ids if i not in bots or not _visible(bots[i], user)]
-    if unknown:
-        raise ServiceError(f"Unknown bot id(s): {unknown}.", fields={"participants": ["unknown bot"]})
-    for bot in bots.values():
-        if not _may_enter(bot, owner_id=user.id):
-            # Only staff get here (they see private bots): a private bot still plays only for its owner.
-            raise ServiceError(
-                f"Bot {bot.name!r} is private: it plays only in its owner's tournaments.",
-                fields={"participants": ["private bot"]},
-            )
-        if bot.game_id != game.id:
-            raise ServiceError(
-                f"Bot {bot.name!r} plays {bot.game_id}, not {game.id}.", fields={"participants": ["wrong game"]}
-            )
-        if not bot.active:
-            raise ServiceError(f"Bot {bot.name!r} is deactivated.", fields={"participants": ["inactive bot"]})
-    return bots
-
-
-def _visible(bot: Bot, user: Any) -> bool:
-    return bot.visibility == Bot.Visibility.PUBLIC or bot.owner_id == user.id or user.is_staff
-
-
-def _may_enter(bot: Bot, *, owner_id: int) -> bool:
-    """A bot may play in a tournament organised by ``owner_id``: it is public, or it is theirs."""
-    return bot.visibility == Bot.Visibility.PUBLIC or bot.owner_id == owner_id
-
-
-def _entrants(*, bot_ids: Sequence[int], game: Game, user: Any, version_ids: Sequence[int]) -> list[int]:
-    """The version each listed bot plays: its current one, or the one pinned in ``version_ids``."""
-    bots = _bots_check(bot_ids=bot_ids, game=game, user=user)
-    chosen = versions_current(bot_ids=bot_ids)
-    pinned: set[int] = set()
-    for version in BotVersion.objects.defer("package").filter(id__in=list(version_ids)).select_related("retirement"):
-        if version.bot_id not in bots:
-            raise ServiceError(
-                f"Version {version.id} is of bot {version.bot_id}, which is not a participant.",
-                fields={"versions": ["bot not a participant"]},
-            )
-        if version.bot_id in pinned:
-            raise ServiceError(f"Two versions of bot {version.bot_id}.", fields={"versions": ["two versions"]})
-        if hasattr(version, "retirement"):
-            raise ServiceError(f"Version {version.id} is retired.", fields={"versions": ["retired version"]})
-        unbuilt = version_unplayable(version=version)
-        if unbuilt is not None:  # still building, or its build failed
-            raise ServiceError(f"Version {version.id}: {unbuilt}.", fields={"versions": ["not built"]})
-        pinned.add(version.bot_id)
-        chosen[version.bot_id] = version.id
-    missing = set(version_ids) - set(chosen.values())
-    if missing:
-        raise ServiceError(f"Unknown version id(s): {sorted(missing)}.", fields={"versions": ["unknown version"]})
-    for bot_id in bot_ids:
-        if bot_id not in chosen:
-            name = bots[bot_id].name
-            raise ServiceError(f"Bot {name!r} has no active version.", fields={"participants": ["no version"]})
-    return [chosen[bot_id] for bot_id in bot_ids]
-
-
 def tournament_create(
     *,
     owner: Any,
@@ -116,32 +63,47 @@ def tournament_create(
     all_active: bool = False,
     schedule: Any = None,
     version_ids: Sequence[int] = (),
+    challenger_id: int | None = None,
 ) -> Tournament:
     """A DRAFT round robin between the current versions of ``bot_ids``.
 
     ``version_ids`` pins some participants to other versions of their bots.
     With ``all_active`` the participants are instead every active bot of the
     game, taken when it starts (``bot_ids`` stays empty); with ``start_at``
-    the beat starts it at that time (services/schedules.py).
+    the beat starts it at that time (services/schedules.py).  A gauntlet
+    (format ``gauntlet``) plays the bot ``challenger_id`` (its current
+    version, or the one pinned in ``version_ids``) against the field
+    ``bot_ids`` (or every other active bot), in games between two sides.
     """
     game = Game.objects.filter(id=game_id, available=True).first()
     if game is None:
         raise ServiceError(f"Unknown game {game_id!r}.", code="unknown_game", fields={"game": ["unknown game"]})
-    config = game_config_check(engine=get_engine(game.id), seats=seats, options=options)
+    gauntlet = format == Tournament.Format.GAUNTLET
+    if challenger_id is not None and not gauntlet:
+        raise ServiceError("Only a gauntlet has a challenger.", fields={"challenger": ["not a gauntlet"]})
+    config = game_config_check(
+        engine=get_engine(game.id), seats=seats, options=options, two_sides=TWO_SIDES if gauntlet else ""
+    )
     seats, options, pool, teams = config.seats, config.options, config.pool, config.teams
     clock_check(Clock(move_ms=move_ms, game_ms=game_ms, startup_ms=startup_ms))
-    round_robin_shape_check(
-        game_id=game.id,
-        seats=seats,
-        teams=len(teams),
-        format=format,
-        games_per_pairing=games_per_pairing,
-        bot_ids=bot_ids,
-        all_active=all_active,
-    )
+    if gauntlet:
+        gauntlet_shape_check(
+            challenger_id=challenger_id, bot_ids=bot_ids, games_per_pairing=games_per_pairing, all_active=all_active
+        )
+        bot_ids = [challenger_id, *bot_ids] if challenger_id is not None else bot_ids
+    else:
+        round_robin_shape_check(
+            game_id=game.id,
+            seats=seats,
+            teams=len(teams),
+            format=format,
+            games_per_pairing=games_per_pairing,
+            bot_ids=bot_ids,
+            all_active=all_active,
+        )
     if schedule is None:
         tournament_rate_check(owner=owner)
-    versions = _entrants(bot_ids=bot_ids, game=game, user=owner, version_ids=version_ids)
+    versions = entrants_choose(bot_ids=bot_ids, game=game, user=owner, version_ids=version_ids)
     with transaction.atomic():
         tournament = Tournament.objects.create(
             game=game,
@@ -159,6 +121,8 @@ def tournament_create(
             start_at=start_at,
             all_active=all_active,
             schedule=schedule,
+            # The challenger is entered first: participant number 0.
+            challenger_id=versions[0] if gauntlet else None,
         )
         Participant.objects.bulk_create(
             [Participant(tournament=tournament, bot_version_id=v, number=i) for i, v in enumerate(versions)]
@@ -172,6 +136,8 @@ def _participants_fill_all_active(*, tournament: Tournament) -> int:
     Public bots, plus the organiser's own private ones.  Called by
     ``tournament_start`` inside its transaction, holding the tournament's lock.
     """
+    if tournament.format == Tournament.Format.GAUNTLET:
+        return gauntlet_field_fill_all_active(tournament=tournament)
     bots = Bot.objects.filter(game_id=tournament.game_id, active=True).filter(
         Q(visibility=Bot.Visibility.PUBLIC) | Q(owner_id=tournament.owner_id)
     )
@@ -205,12 +171,16 @@ def _matches_schedule(*, tournament: Tournament) -> tuple[list[int], int]:
     Call inside the transaction that starts the tournament.
     """
     teams = get_engine(tournament.game_id).teams(tournament.seats, tournament.options)
-    size = round_robin_check(
-        participants=tournament.entries.count(),
-        teams=len(teams),
-        games_per_pairing=tournament.games_per_pairing,
-        legs=_legs(tournament),
-    )
+    if tournament.format == Tournament.Format.GAUNTLET:
+        entries = list(tournament.entries.values_list("bot_version_id", flat=True))
+        size = gauntlet_size_check(tournament=tournament, entries=entries)
+    else:
+        size = round_robin_check(
+            participants=tournament.entries.count(),
+            teams=len(teams),
+            games_per_pairing=tournament.games_per_pairing,
+            legs=_legs(tournament),
+        )
     if not tournament.owner.is_staff:
         queue_check(owner_id=tournament.owner_id, adding=size)
     if size > settings.ARBITER_TOURNAMENT_INLINE_MATCHES:
@@ -227,12 +197,6 @@ def tournament_matches_insert(*, tournament: Tournament, start: int, stop: int) 
     """
     teams = get_engine(tournament.game_id).teams(tournament.seats, tournament.options)
     versions = list(tournament.entries.order_by("number").values_list("bot_version_id", flat=True))
-    plan = round_robin_plan(
-        participants=len(versions),
-        teams=len(teams),
-        games_per_group=tournament.games_per_pairing,
-        legs=_legs(tournament),
-    )
     config = MatchConfig(
         kind=Match.Kind.TOURNAMENT,
         tournament_id=tournament.pk,
@@ -247,15 +211,19 @@ def tournament_matches_insert(*, tournament: Tournament, start: int, stop: int) 
         owner_id=tournament.owner_id,
         priority=tournament.priority,
     )
-    lineups = [
-        Lineup(
-            versions=tuple(versions[p] for p in plan[index]),
-            seed=seed_draw(),
-            index=index,
-        )
+    return matches_create(config=config, lineups=_lineups(tournament, versions, len(teams), start, stop))
+
+
+def _lineups(tournament: Tournament, versions: list[int], teams: int, start: int, stop: int) -> list[Lineup]:
+    if tournament.format == Tournament.Format.GAUNTLET:
+        return gauntlet_lineups(tournament=tournament, entries=versions, start=start, stop=stop)
+    plan = round_robin_plan(
+        participants=len(versions), teams=teams, games_per_group=tournament.games_per_pairing, legs=_legs(tournament)
+    )
+    return [
+        Lineup(versions=tuple(versions[p] for p in plan[index]), seed=seed_draw(), index=index)
         for index in range(start, min(stop, len(plan)))
     ]
-    return matches_create(config=config, lineups=lineups)
 
 
 def _participants_recheck(*, tournament: Tournament) -> list[str]:
@@ -275,7 +243,7 @@ def _participants_recheck(*, tournament: Tournament) -> list[str]:
         for e in entries
         if not e.bot_version.bot.active
         or e.bot_version.bot.game_id != tournament.game_id
-        or not _may_enter(e.bot_version.bot, owner_id=tournament.owner_id)
+        or not bot_may_enter(e.bot_version.bot, owner_id=tournament.owner_id)
     ]
     if gone:
         Participant.objects.filter(id__in=[e.id for e in gone]).delete()

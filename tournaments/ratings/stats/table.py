@@ -91,11 +91,26 @@ class ErrorBar:
         logistic curve's slope carries it to Elo.  None without games, or for a score of 0 or 1
         (no finite difference explains it).
         """
-        games = wins + draws + losses
-        score = (wins + draws / 2.0) / games if games else 0.0
+        return cls.of_results([losses, draws, wins], level)
+
+    @classmethod
+    def of_results(cls, results: Sequence[int], level: float = 0.95) -> ErrorBar | None:
+        """:meth:`of_score` from trinomial counts ``(losses, draws, wins)`` or pentanomial ones.
+
+        Pentanomial: pairs of games with the seats swapped in which the player
+        scored 0, 1/2, 1, 3/2 or 2.  The two games of a pair are not
+        independent, so the spread is measured per pair (as fishtest does);
+        the Elo is that of the mean score per game either way.
+        """
+        if len(results) not in (3, 5):
+            raise ValueError("results are trinomial (3 counts) or pentanomial (5 counts)")
+        last = len(results) - 1
+        samples = sum(results)
+        games = samples * last // 2
+        score = sum(k * count for k, count in enumerate(results)) / (last * samples) if samples else 0.0
         if not 0.0 < score < 1.0:
             return None
-        score_stderr = per_game_sd([losses, draws, wins]) / math.sqrt(games)
+        score_stderr = per_game_sd(results) / math.sqrt(games)
         slope = ELO_PER_NATURAL / (score * (1.0 - score))
         return cls.around(logistic_elo(score), score_stderr * slope, games, level)
 
