@@ -217,6 +217,8 @@ SPECTACULAR_SETTINGS = {
         "MatchStatusEnum": "tournaments.matches.models.Match.Status",
         "TournamentStatusEnum": "tournaments.competitions.models.Tournament.Status",
         "VersionTestStatusEnum": "tournaments.competitions.models.VersionTest.Status",
+        "TournamentFormatEnum": "tournaments.competitions.models.Tournament.Format",
+        "ScheduleFormatEnum": "tournaments.competitions.models.schedules.SCHEDULE_FORMATS",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

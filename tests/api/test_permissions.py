@@ -159,6 +159,12 @@ TABLE: dict[tuple[str, str], tuple[str, Any, dict[str, int]]] = {
         {A: 200, O: 200, W: 200, S: 200},
     ),
     ("api-tournament-los", "get"): ("/api/tournaments/{tournament}/los/", None, {A: 200, O: 200, W: 200, S: 200}),
+    # The table's tournament is a round robin: everyone may ask, and hears it has no gauntlet report.
+    ("api-tournament-gauntlet", "get"): (
+        "/api/tournaments/{tournament}/gauntlet/",
+        None,
+        {A: 404, O: 404, W: 404, S: 404},
+    ),
     ("api-matches", "get"): ("/api/matches/", None, {A: 200, O: 200, W: 200, S: 200}),
     ("api-match", "get"): ("/api/matches/{match}/", None, {A: 200, O: 200, W: 200, S: 200}),
     ("api-ratings", "get"): ("/api/ratings/?game=gamesup", None, {A: 200, O: 200, W: 200, S: 200}),
