@@ -88,6 +88,11 @@ class TournamentForm(forms.Form):
     name = forms.CharField(required=False, max_length=200)
     seats = forms.TypedChoiceField(coerce=int, choices=[])
     participants = forms.MultipleChoiceField(choices=[], widget=forms.CheckboxSelectMultiple)
+    challenger = forms.TypedChoiceField(
+        coerce=int, required=False, empty_value=None, choices=[],
+        help_text="A gauntlet's one bot: it plays every participant ticked (its field), in pairs of games with "
+        "the seats swapped.",
+    )  # fmt: skip
     format = forms.ChoiceField(choices=Tournament.Format.choices, initial=Tournament.Format.SINGLE)
     games_per_pairing = forms.IntegerField(
         min_value=1, max_value=100, initial=2, help_text="Games each group plays per leg; a double round robin "
@@ -122,6 +127,7 @@ class TournamentForm(forms.Form):
         self.engine = engine
         self.fields["seats"].choices = [(n, str(n)) for n in engine.seat_counts]  # type: ignore[attr-defined]
         self.fields["participants"].choices = [(str(i), label) for i, label in bots]  # type: ignore[attr-defined]
+        self.fields["challenger"].choices = [("", "(none)"), *bots]  # type: ignore[attr-defined]
         self.option_names = []
         for option in engine.options:
             self.fields[f"option_{option.name}"] = _option_field(option)
@@ -142,6 +148,10 @@ class TournamentForm(forms.Form):
     def option_fields(self) -> list[forms.BoundField]:
         """The engine's options, for the template."""
         return [self[f"option_{name}"] for name in self.option_names]
+
+    def gauntlet_fields(self) -> list[forms.BoundField]:
+        """The challenger, for the template."""
+        return [self["challenger"]]
 
     def clock_fields(self) -> list[forms.BoundField]:
         """Format, games per pairing, the three clocks, rated and start, for the template."""

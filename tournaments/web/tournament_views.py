@@ -101,6 +101,7 @@ def _create(request: HttpRequest, game: Game, form: TournamentForm) -> Any:
             game_ms=data["game_ms"],
             startup_ms=data["startup_ms"],
             rated=data["rated"],
+            challenger_id=data["challenger"],
         )
         if data["start"]:
             tournament = tournament_start(tournament=tournament, user=request.user)

@@ -18,6 +18,7 @@ from rest_framework.utils.encoders import JSONEncoder
 
 from engines import UnknownEngineError, get_engine
 from tournaments.competitions.models import Tournament
+from tournaments.competitions.selectors.gauntlets import gauntlet_report
 from tournaments.competitions.selectors.performance import tournament_los_matrix
 from tournaments.competitions.selectors.standings import tournament_progress, tournament_table
 from tournaments.competitions.selectors.tournaments import tournament_get, tournament_list
@@ -237,6 +238,7 @@ def _tournament_context(tournament: Tournament, user: Any) -> dict[str, Any]:
         "running_matches": running,
         "refresh_ms": LIVE_REFRESH_MS,
         "public_pool": pool_is_public(tournament.rating_pool),
+        "gauntlet": gauntlet_report(tournament=tournament),
     }
 
 

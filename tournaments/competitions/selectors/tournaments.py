@@ -11,6 +11,7 @@ from engines import get_engine
 from tournaments.bots.models import Bot
 from tournaments.bots.selectors import bots_private_to_others
 from tournaments.competitions.models import Participant, Tournament
+from tournaments.competitions.plans import gauntlet_size
 from tournaments.games.config import game_config_check
 
 
@@ -83,8 +84,16 @@ def round_robin_match_count(
     format: str,
     games_per_pairing: int,
 ) -> int:
-    """How many matches a round robin with these settings plays (ServiceError for settings the game refuses)."""
-    config = game_config_check(engine=get_engine(game_id), seats=seats, options=options)
+    """How many matches a round robin with these settings plays (ServiceError for settings the game refuses).
+
+    For a gauntlet, ``participants`` is its field, each member playing the challenger ``games_per_pairing`` games.
+    """
+    gauntlet = format == Tournament.Format.GAUNTLET
+    config = game_config_check(
+        engine=get_engine(game_id), seats=seats, options=options, two_sides="A gauntlet" if gauntlet else ""
+    )
+    if gauntlet:
+        return gauntlet_size(field=participants, games_per_pairing=games_per_pairing)
     legs = 2 if format == Tournament.Format.DOUBLE else 1
     # Every group of distinct participants, one per team, plays games_per_pairing games per leg
     # (plans.round_robin_plan), counted here without listing the groups.
