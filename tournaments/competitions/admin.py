@@ -78,6 +78,7 @@ class TournamentAdmin(PublicPageMixin, admin.ModelAdmin):
         "game", "owner", "options", "seats", "format", "games_per_pairing", "move_ms", "game_ms",
         "startup_ms", "rated", "rating_pool", "status", "created", "started", "finished",
         "progress", "standings", "crosstable", "start_at", "all_active", "schedule", "public_link",
+        "challenger",
     ]  # fmt: skip
     fields = ["name", "priority", *readonly_fields]
 

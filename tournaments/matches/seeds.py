@@ -10,7 +10,8 @@ the same deal), and no bot, page or API answer shows it before the end.
 When the end has come: a match's seed is shown once it has finished, and,
 for a game whose seed decides something (hidden information or chance),
 only when no match with the same seed may still be played.  Only version
-tests share a seed on purpose (a pair plays one deal twice, seats swapped);
+tests and gauntlets share a seed on purpose (a pair plays one deal twice,
+seats swapped);
 a match that errored may be queued again, so it keeps its seed hidden too.
 Staff read every seed in the admin.  The argument that a seat cannot find
 the seed is in docs/rules/sequence.md; the API field is in docs/api.md.

@@ -133,24 +133,28 @@ def _report(tournament: Tournament) -> dict[str, Any]:
         bar = ErrorBar.of_score(total["wins"], total["draws"], total["losses"])
     weight = sum(counted.values())
     field_elo = sum(elo.get(v, start) * n for v, n in counted.items()) / weight if weight else None
-    performance = None
-    if bar is not None and field_elo is not None:
-        performance = {
-            **(_bar(bar) or {}),
-            "counted": "pairs" if pentanomial else "games",
-            "games": bar.games,
-            "field_elo": round(field_elo, 1),
-            "rating": round(field_elo + bar.elo, 1),
-            "rating_low": round(field_elo + bar.low, 1),
-            "rating_high": round(field_elo + bar.high, 1),
-        }
     return {
         "challenger": _version(mine[0]) if mine else None,
         **total,
         "pairs": pair_counts.pairs if pair_counts is not None else None,
         "pentanomial": list(pair_counts.pentanomial) if pair_counts is not None else None,
-        "performance": performance,
+        "performance": _performance(bar, field_elo, "pairs" if pentanomial else "games"),
         "opponents": [_opponent(e, by_opponent.get(e.bot_version_id, []), elo.get(e.bot_version_id)) for e in others],
+    }
+
+
+def _performance(bar: ErrorBar | None, field_elo: float | None, counted: str) -> dict[str, Any] | None:
+    """The Elo difference with its interval, and the same added to the field's mean Elo: the performance rating."""
+    if bar is None or field_elo is None:
+        return None
+    return {
+        **(_bar(bar) or {}),
+        "counted": counted,
+        "games": bar.games,
+        "field_elo": round(field_elo, 1),
+        "rating": round(field_elo + bar.elo, 1),
+        "rating_low": round(field_elo + bar.low, 1),
+        "rating_high": round(field_elo + bar.high, 1),
     }
 
 

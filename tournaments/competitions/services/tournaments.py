@@ -107,7 +107,7 @@ def tournament_create(
     with transaction.atomic():
         tournament = Tournament.objects.create(
             game=game,
-            name=name or f"{game.name} round robin",
+            name=name or f"{game.name} {'gauntlet' if gauntlet else 'round robin'}",
             owner=owner,
             options=options,
             seats=seats,
