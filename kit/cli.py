@@ -6,6 +6,7 @@ arbiter play mybot kit/bots/greedy --games 20
 arbiter login --server http://localhost:8000 --username ada
 arbiter upload mybot
 arbiter tournament mybot bob/rival carol/other --games-per-pairing 2
+arbiter tournament --gauntlet mybot bob/rival carol/other
 arbiter challenge mybot bob/rival --games 4
 arbiter status
 

@@ -262,6 +262,11 @@ def tournament_standings(*, login: Login, tournament_id: int) -> dict[str, Any]:
     return dict(call(login.server, "GET", f"/api/tournaments/{tournament_id}/standings/", token=login.token))
 
 
+def tournament_gauntlet(*, login: Login, tournament_id: int) -> dict[str, Any]:
+    """A gauntlet's report: the challenger's score and performance against the field, and per opponent."""
+    return dict(call(login.server, "GET", f"/api/tournaments/{tournament_id}/gauntlet/", token=login.token))
+
+
 def challenge_create(*, login: Login, spec: dict[str, Any]) -> dict[str, Any]:
     """Ask for games between one of the author's bots and another bot; the challenge."""
     return dict(call(login.server, "POST", "/api/challenges/", token=login.token, data=spec))

@@ -1,5 +1,10 @@
 """``arbiter tournament`` and ``arbiter challenge``: games on the server among chosen bots, watched to the end.
 
+``arbiter tournament --gauntlet BOT`` plays one bot against the others named
+(or, with ``--all-active``, every other active bot of its game) and prints the
+gauntlet's report: the score, the performance against the field with its 95%
+interval, and the record against each opponent.
+
 Bots are named as an author would: a bot's id, ``owner/name`` (anyone's public bot),
 or a bare name (your own bot of that name, else the one public bot so named).
 Watching polls the server about once a second, draws a progress bar on stderr and
@@ -85,28 +90,78 @@ def _standings_show(table: dict[str, Any]) -> None:
             print(f"    {' ' * width}forfeited {plural(int(count), 'game')}: {status}")
 
 
+def _signed(value: float) -> str:
+    return f"{value:+.0f}"
+
+
+def _gauntlet_show(report: dict[str, Any]) -> None:
+    """A gauntlet's report: the challenger's score and performance, then one line per opponent."""
+    mine = report["challenger"]
+    name = f"{mine['owner']}/{mine['bot_name']} v{mine['version']}"
+    record = f"+{report['wins']} ={report['draws']} -{report['losses']}"
+    print(f"gauntlet of {name}: {report['points']:g} of {plural(report['games'], 'point')} ({record})")
+    if report.get("pentanomial") is not None:
+        print(f"pairs: {report['pairs']}, scoring 0/0.5/1/1.5/2: " + " ".join(str(n) for n in report["pentanomial"]))
+    perf = report.get("performance")
+    if perf is None:
+        print("performance: none yet (it needs a score between 0 and 100%)")
+    else:
+        print(
+            f"performance {perf['rating']:.0f} ({perf['rating_low']:.0f} to {perf['rating_high']:.0f}, 95%): "
+            f"{_signed(perf['elo_diff'])} Elo over the field's mean of {perf['field_elo']:.0f}"
+        )
+    rows = report["opponents"]
+    width = max([len("opponent"), *(len(f"{r['owner']}/{r['bot_name']} v{r['version']}") for r in rows)])
+    print(f"{'opponent':<{width}}  games     +    =    -  score  Elo diff (95%)")
+    for r in rows:
+        name = f"{r['owner']}/{r['bot_name']} v{r['version']}"
+        score = f"{100 * r['score']:4.0f}%" if r["score"] is not None else "    -"
+        diff = r["performance"]
+        shown = f"{_signed(diff['elo_diff'])} ({_signed(diff['low'])} to {_signed(diff['high'])})" if diff else "-"
+        print(f"{name:<{width}}  {r['games']:>5}  {r['wins']:>4} {r['draws']:>4} {r['losses']:>4}  {score}  {shown}")
+
+
+def _tournament_spec(args: argparse.Namespace, login: client.Login) -> tuple[dict[str, Any], str]:
+    """The API body of the round robin or gauntlet the command line asks for, and a line saying what it is."""
+    if args.gauntlet is None and not args.all_active and len(args.bots) < 2:
+        raise client.ApiError("a tournament needs at least two bots")
+    if args.gauntlet is None and args.all_active and not args.game:
+        raise client.ApiError("with --all-active and no bot named, give --game")
+    if args.gauntlet is not None and not args.bots and not args.all_active:
+        raise client.ApiError("name the gauntlet's field, or give --all-active")
+    if args.all_active and args.bots:
+        raise client.ApiError("name the field or give --all-active, not both")
+    challenger = client.bot_resolve(login=login, ref=args.gauntlet, game=args.game) if args.gauntlet else None
+    bots = [client.bot_resolve(login=login, ref=ref, game=args.game) for ref in args.bots]
+    game = _game_of(bots + ([challenger] if challenger else []), args.game)
+    spec: dict[str, Any] = {
+        "game": game,
+        "participants": [b["id"] for b in bots],
+        "format": "gauntlet" if challenger else args.format,
+        "games_per_pairing": args.games_per_pairing,
+        "rated": not args.unrated,
+        "all_active": bool(args.all_active),
+        "start": True,
+        **_clocks(args),
+    }
+    if challenger is not None:
+        spec["challenger"] = challenger["id"]
+        spec["name"] = args.name or f"{challenger['name']} gauntlet"
+        field = "every other active bot" if args.all_active else plural(len(bots), "bot")
+        return spec, f"gauntlet ({game}): {challenger['name']} against {field}"
+    spec["name"] = args.name or " vs ".join(b["name"] for b in bots)[:200]
+    return spec, f"({game}): {plural(len(bots), 'bot')}"
+
+
 def tournament_run(args: argparse.Namespace) -> int:
-    """``arbiter tournament``: create and start a round robin among the named bots (or show one), then watch it."""
+    """``arbiter tournament``: create and start a round robin or a gauntlet (or show one), then watch it."""
     login = client.login_load()
     if args.show is not None:
         tournament = client.tournament_get(login=login, tournament_id=args.show)
     else:
-        if len(args.bots) < 2:
-            raise client.ApiError("a tournament needs at least two bots")
-        bots = [client.bot_resolve(login=login, ref=ref, game=args.game) for ref in args.bots]
-        game = _game_of(bots, args.game)
-        spec: dict[str, Any] = {
-            "game": game,
-            "name": args.name or " vs ".join(b["name"] for b in bots)[:200],
-            "participants": [b["id"] for b in bots],
-            "format": args.format,
-            "games_per_pairing": args.games_per_pairing,
-            "rated": not args.unrated,
-            "start": True,
-            **_clocks(args),
-        }
+        spec, said = _tournament_spec(args, login)
         tournament = client.tournament_create(login=login, spec=spec)
-        print(f"tournament {tournament['id']} ({game}): {plural(len(bots), 'bot')}, started")
+        print(f"tournament {tournament['id']} {said}, started")
     print(f"see it at {login.server.rstrip('/')}/tournaments/{tournament['id']}/")
     if args.no_watch:
         return 0
@@ -120,7 +175,10 @@ def tournament_run(args: argparse.Namespace) -> int:
         print(f"still running; `arbiter tournament --show {tid}` watches it again")
         return 0
     print(f"tournament {tid}: {ended['status']}")
-    _standings_show(client.tournament_standings(login=login, tournament_id=tid))
+    if ended.get("format") == "gauntlet":
+        _gauntlet_show(client.tournament_gauntlet(login=login, tournament_id=tid))
+    else:
+        _standings_show(client.tournament_standings(login=login, tournament_id=tid))
     return 0
 
 
@@ -171,7 +229,8 @@ def _watching(parser: argparse.ArgumentParser) -> None:
 def parsers_add(sub: Any) -> None:
     """Add the ``tournament`` and ``challenge`` commands to ``arbiter``'s sub-parsers."""
     tournament = sub.add_parser(
-        "tournament", help="a round robin on the server among chosen bots (yours and others' public ones), watched"
+        "tournament",
+        help="a round robin on the server among chosen bots (yours and others' public ones), or a gauntlet, watched",
     )
     tournament.add_argument("bots", nargs="*", metavar="BOT", help="a bot's id, owner/name, or the name of your bot")
     tournament.add_argument("--game", help="game id (default: the bots' game)")
@@ -179,6 +238,12 @@ def parsers_add(sub: Any) -> None:
     tournament.add_argument("--format", choices=("single", "double"), default="single", help="default single")
     tournament.add_argument("--games-per-pairing", type=int, default=2, help="default 2")
     tournament.add_argument("--unrated", action="store_true", help="leave the ratings alone")
+    tournament.add_argument(
+        "--gauntlet", metavar="BOT", help="a gauntlet: this bot against each BOT named (its field), in pairs of games"
+    )
+    tournament.add_argument(
+        "--all-active", action="store_true", help="every active bot of the game enters (for a gauntlet: its field)"
+    )
     _watching(tournament)
     tournament.set_defaults(run=tournament_run)
     challenge = sub.add_parser("challenge", help="games between your bot and any public bot, watched")

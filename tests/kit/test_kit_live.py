@@ -105,3 +105,17 @@ def test_new_check_upload_rated(
     assert cli.main([*command, *clocks, "--timeout", str(WAIT_S)]) == 0
     out = capsys.readouterr().out
     assert f"{language}-starter vs {rival}/random-for-{language}: +" in out and "of 2 points" in out, out
+
+    # A gauntlet of the starter against the rival (one pair, seats swapped): the command prints its report,
+    # the same figures as the API's.
+    command = ["tournament", "--gauntlet", f"{language}-starter", f"{rival}/random-for-{language}"]
+    assert cli.main([*command, "--games-per-pairing", "2", *clocks, "--timeout", str(WAIT_S)]) == 0
+    out = capsys.readouterr().out
+    assert f"gauntlet ({GAME}): {language}-starter against 1 bot, started" in out, out
+    gauntlet_id = int(out.split("tournament ", 1)[1].split(" ", 1)[0])
+    report = service.get(f"/api/tournaments/{gauntlet_id}/gauntlet/")
+    record = f"+{report['wins']} ={report['draws']} -{report['losses']}"
+    assert f"gauntlet of {user}/{language}-starter v2: {report['points']:g} of 2 points ({record})" in out, out
+    assert f"pairs: 1, scoring 0/0.5/1/1.5/2: {' '.join(str(n) for n in report['pentanomial'])}" in out, out
+    opponent = report["opponents"][0]
+    assert f"{rival}/random-for-{language} v1      2  {opponent['wins']:>4} {opponent['draws']:>4}" in out, out
