@@ -10,7 +10,7 @@ a tmpfs in it.  So a build starts one step earlier than a bot::
 
     setpriv --reuid SLOT ... -- python3 -I -S -c <this file> SPEC -- bwrap ... -- BUILD
 
-This file, run as the slot's uid (``main``), unshares a user and a mount
+This file (copied into the runtime directory), run as the slot's uid (``main``), unshares a user and a mount
 namespace (mapping only its own uid), mounts the three tmpfs there with their
 caps, copies the sources from the worker's copy into ``/bot``, hands an open
 descriptor of that ``/bot`` to the worker over a Unix socket, and execs
@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
+import hashlib
 import json
 import os
 import select
@@ -38,6 +39,7 @@ import socket
 import stat
 import struct
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -60,7 +62,7 @@ def child_argv(python: str, workdir: Path, source: Path, handoff: str, sizes: di
         "source": str(source),
         "handoff": handoff,
     }
-    return [python, "-I", "-S", "-c", _source(), json.dumps(spec), "--"]
+    return [python, "-I", "-S", str(install(workdir.parent)), json.dumps(spec), "--"]
 
 
 def make_mount_points(workdir: Path) -> None:
@@ -70,13 +72,20 @@ def make_mount_points(workdir: Path) -> None:
             os.mkdir(workdir / name, 0o755)
 
 
-_text: list[str] = []
-
-
-def _source() -> str:
-    if not _text:
-        _text.append(Path(__file__).read_text())
-    return _text[0]
+def install(runtime: Path) -> Path:
+    """This file, copied into the runtime directory, where every slot's uid can read it (the checkout may
+    not be readable there).  Named by its content, like the engines' copy, so that worker processes
+    sharing the directory share it and a new version gets a new one; made with the launch plan, once.
+    """
+    text = Path(__file__).read_bytes()
+    target = runtime / f"buildroot-{hashlib.sha256(text).hexdigest()[:16]}.py"
+    if not target.is_file():
+        fd, staging = tempfile.mkstemp(prefix="buildroot-", dir=runtime)
+        with os.fdopen(fd, "wb") as file:
+            file.write(text)
+        os.chmod(staging, 0o644)
+        os.replace(staging, target)
+    return target
 
 
 def listen(path: Path) -> socket.socket:

@@ -229,6 +229,8 @@ def plan(limits: SandboxLimits, sandboxed: bool, runtime: Path, bwrap_name: str 
         program = seccomp.build_filter(shared_memory=limits.shared_memory)
     own_tmpfs = sandboxed and is_root and can_mount(runtime)
     cpu_count = 1 if limits.pin_cpu else len(cpus)
+    if sandboxed:
+        buildroot.install(runtime)  # with the plan, so that no build adds a file to the runtime directory
     view = None
     head: tuple[str, ...] = ()
     if bwrap and own_tmpfs:
