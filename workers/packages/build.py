@@ -179,7 +179,7 @@ def _handed_over(listener: socket.socket, proc: BotProcess, limits: BuildLimits)
             os.set_blocking(proc.popen.stderr.fileno(), False)
             with contextlib.suppress(OSError, TypeError):
                 said = proc.popen.stderr.read() or b""
-        raise InfrastructureError(f"{exc}: {_tail_text(said)}") from None
+        raise InfrastructureError(_with_output(str(exc), _tail_text(said))) from None
 
 
 def _run(proc: BotProcess, command: tuple[str, ...], limits: BuildLimits, top: int) -> BuildOutcome:
