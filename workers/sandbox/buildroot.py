@@ -8,10 +8,11 @@ container without ``CAP_SYS_ADMIN``, as in the compose file).  No capability
 is needed, though, to make a user namespace with a mount namespace and mount
 a tmpfs in it.  So a build starts one step earlier than a bot::
 
-    setpriv --reuid SLOT ... -- python3 -I -S -c <this file> SPEC -- bwrap ... -- BUILD
+    setpriv --reuid SLOT ... -- python3 -I -S RUNTIME/buildroot-HASH.py SPEC -- bwrap ... -- BUILD
 
-This file (copied into the runtime directory), run as the slot's uid (``main``), unshares a user and a mount
-namespace (mapping only its own uid), mounts the three tmpfs there with their
+This file (copied into the runtime directory), run as the slot's uid
+(``main``), unshares a user and a mount namespace (mapping only its own
+uid), mounts the three tmpfs there with their
 caps, copies the sources from the worker's copy into ``/bot``, hands an open
 descriptor of that ``/bot`` to the worker over a Unix socket, and execs
 bubblewrap, which binds the three into the sandbox.  On exec the child's
@@ -41,6 +42,7 @@ import struct
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 # Mount points in a slot's directory (empty in the worker's own mount namespace).
@@ -101,7 +103,7 @@ def listen(path: Path) -> socket.socket:
     return listener
 
 
-def receive(listener: socket.socket, child_pid: int, alive: object, timeout: float) -> int:
+def receive(listener: socket.socket, child_pid: int, alive: Callable[[], bool], timeout: float) -> int:
     """The descriptor of ``/bot`` sent by process ``child_pid``; OSError if it ends or ``timeout`` passes first.
 
     ``alive``: a callable telling whether the child still runs.  Anything connecting from
@@ -123,7 +125,7 @@ def receive(listener: socket.socket, child_pid: int, alive: object, timeout: flo
                 for fd in fds:
                     os.close(fd)
                 raise OSError("the build's sandbox handed over no directory")
-        if not alive() or time.monotonic() > deadline:  # type: ignore[operator]
+        if not alive() or time.monotonic() > deadline:
             raise OSError("the build's sandbox ended before it handed /bot over")
 
 
