@@ -9,8 +9,8 @@
 # any layer, the sandbox refusing to start without each container option and naming it, then
 # migrate, web, a worker, beat and the beat queue's worker on the host network: /healthz,
 # /metrics, every role's HEALTHCHECK, deploy/sandbox_probe.py in the worker, a round robin
-# uploaded through the API plus `manage.py demo`, each language's starter built on the worker
-# and played, and every seat of every match `ok`.
+# uploaded through the API plus `manage.py demo`, each language's starter built on the worker (which
+# has the compose file's capabilities, no CAP_SYS_ADMIN) and played, and every seat of every match `ok`.
 # Everything it starts is named arbiter-smoke-<run>-*, and removed on exit, pass or fail,
 # with its database and its Redis keys.  Kept between runs, for speed: the base image and
 # podman's build cache (only the dependency layers are reused while pyproject.toml is the same).
@@ -37,11 +37,10 @@ MAX_AGE_DAYS="${ARBITER_SMOKE_BASE_MAX_AGE_DAYS:-7}"
 DEMO="${ARBITER_SMOKE_DEMO:-1}"
 PLAY_TIMEOUT="${ARBITER_SMOKE_TIMEOUT:-480}"
 TOOLCHAINS="${ARBITER_SMOKE_TOOLCHAINS-g++ rustc golang-go openjdk-17-jdk-headless}"
-# The starters `arbiter new` writes that need no build: each plays.  The compiled ones are not played here:
-# this worker has the compose file's options, without CAP_SYS_ADMIN, and only a worker that may mount caps a
-# build's /bot (docs/deploy.md); they are built and played on the host by tests/kit/test_kit_live.py.  The
-# image still installs $TOOLCHAINS, so the full image's build is checked.
-LANGUAGES="python,javascript"
+# The starters `arbiter new` writes, each uploaded, built where it has a build (every worker builds, each
+# build capped by the kernel in a user namespace of its own: docs/bots.md) and played: all seven in the full
+# image, those of the slim one (C, Python, JavaScript) without $TOOLCHAINS.
+if [ -n "$TOOLCHAINS" ]; then LANGUAGES="python,c,javascript,cpp,rust,go,java"; else LANGUAGES="python,c,javascript"; fi
 
 RUN="$(date -u +%H%M%S)-$$"
 NAME="arbiter-smoke-$RUN"

@@ -10,8 +10,8 @@ archive, or FAILED with the reason.  The claim holds the build until
 mid-build loses it there, and the sweeper (``builds_resend``, run by beat)
 sends it again, up to ``ARBITER_BUILD_ATTEMPTS`` claims.  A worker without
 the runtime leaves the build and notes so in its log ("waiting for a worker
-with gcc"); the sweeper sends it again later.  So does a worker that may not
-mount: it cannot cap the build's ``/bot`` (``workers.packages.build``).
+with gcc"); the sweeper sends it again later.  So does a worker whose bots run
+unsandboxed (``workers.packages.build.builds_here``).
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ from tournaments.bots.models import BotBuild, BotVersion
 from tournaments.bots.selectors import bot_version_sources
 from tournaments.bots.tasks import version_build
 from tournaments.dbclock import db_clock
-from workers.packages.build import BuildLimits, BuildOutcome, build_package
+from workers.packages.build import BuildLimits, BuildOutcome, build_package, builds_here
 from workers.sandbox.runtimes import runtime_available, runtime_of
-from workers.sandbox.start import InfrastructureError, mounts_own
+from workers.sandbox.start import InfrastructureError
 
 logger = logging.getLogger(__name__)
 
@@ -104,11 +104,11 @@ def version_build_run(*, version_id: int, worker: str) -> str:
     command = BotBuild.objects.filter(version_id=version_id).values_list("command", flat=True).first()
     if command is None:
         return "no such build"
-    if not mounts_own(settings.ARBITER_SANDBOX):
+    if not builds_here(settings.ARBITER_SANDBOX):
         BotBuild.objects.filter(version_id=version_id, status=BotBuild.Status.BUILDING, worker="").update(
-            log=f"waiting for a worker that may cap a build's disk (worker {worker} may not mount)"
+            log=f"waiting for a worker with a sandbox (worker {worker} runs bots unsandboxed)"
         )
-        return "left for a worker that may mount"
+        return "left for a worker with a sandbox"
     runtime = runtime_of(command)
     if runtime is not None and not runtime_available(runtime):
         BotBuild.objects.filter(version_id=version_id, status=BotBuild.Status.BUILDING, worker="").update(

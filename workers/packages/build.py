@@ -1,18 +1,19 @@
 """A version's ``build`` command, run once by a worker in the bots' own sandbox.
 
-The uploaded sources are unpacked, copied into a sandbox slot like a bot's and
-mounted writable at ``/bot``; the ``build`` command (for example
+The uploaded sources are unpacked, copied into a sandbox slot like a bot's, and
+copied once more into a writable ``/bot``; the ``build`` command (for example
 ``["gcc", "-O2", "-o", "bot", "bot.c"]``) runs there under the slot's uid,
 control group (memory of all its processes together, processes) and seccomp
 filter, with a wall-time limit after which every process it started is killed.
-``/bot`` is a file system of its own (the bot's view, ``workers.sandbox.view``)
-sized to the sources plus ``ARBITER_BUILD_DISK_MB`` and ``ARBITER_BUILD_FILES``,
-so the kernel refuses what goes beyond while the build runs; a worker that may
-not mount cannot cap it and builds nothing.  What is in ``/bot`` afterwards
-(sources and what the build made) becomes the version's built archive: a
-``.tar.gz`` that every worker unpacks for its matches, walked without recursion
-and within bounds (``workers.sandbox.trees``), checked with the same rules as
-an upload.
+``/bot`` is a tmpfs of its own sized to the sources plus ``ARBITER_BUILD_DISK_MB``
+and ``ARBITER_BUILD_FILES``, mounted by the build's sandbox in a user namespace of
+its own (``workers.sandbox.buildroot``), so the kernel refuses what goes beyond
+while the build runs, on every worker, whether it may mount or not.  The
+sandbox hands an open descriptor of that ``/bot`` to the worker, which reads
+it once the build is over: what is there (sources and what the build made)
+becomes the version's built archive, a ``.tar.gz`` that every worker unpacks
+for its matches, walked without recursion and within bounds
+(``workers.sandbox.trees``), checked with the same rules as an upload.
 
 A failed build is the author's: its outcome says why in plain words, with the
 last lines of the build's output.  A fault of this machine (no slot, no
@@ -21,8 +22,10 @@ sandbox) raises ``InfrastructureError`` so that the build runs again elsewhere.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
+import socket
 import stat
 import tarfile
 import tempfile
@@ -33,10 +36,11 @@ from pathlib import Path, PurePosixPath
 from workers import config
 from workers.packages.archive import MAX_FILES, PackageError, inspect_package, unpack_package
 from workers.referee.text import clean_text
+from workers.sandbox import buildroot
 from workers.sandbox.launcher import BotProgram
 from workers.sandbox.limits import SandboxLimits
 from workers.sandbox.process import BotProcess
-from workers.sandbox.start import InfrastructureError, mounts_own, start_bot
+from workers.sandbox.start import InfrastructureError, sandbox_available, start_bot
 from workers.sandbox.trees import Entry, TreeError, tree_open, tree_walk
 
 BUILT_FILENAME = "built.tar.gz"
@@ -139,20 +143,47 @@ def build_package(
             sources = unpack_package(data, filename, Path(scratch) / "src")
         except PackageError as exc:
             return BuildOutcome(False, f"the package cannot be unpacked: {exc}")
-        program = BotProgram(directory=sources.directory, command=build, writable=True)
         sandbox = limits.sandbox(bots)
-        if not mounts_own(sandbox):  # its /bot would be the worker's disk, with no cap
-            raise InfrastructureError("this worker cannot cap a build's disk (it may not mount a tmpfs)")
-        proc = start_bot(program, sandbox, limits.seconds)
-        try:
-            return _run(proc, sources.command, limits)
-        finally:
-            proc.kill()
-            proc.cleanup()
+        if not builds_here(sandbox):
+            raise InfrastructureError("this worker cannot build: bots run unsandboxed here")
+        with buildroot.listen(Path(scratch) / "handoff") as listener:
+            program = BotProgram(sources.directory, build, writable=True, handoff=str(Path(scratch) / "handoff"))
+            proc = start_bot(program, sandbox, limits.seconds)
+            try:
+                top = _handed_over(listener, proc, limits)
+                try:
+                    return _run(proc, sources.command, limits, top)
+                finally:
+                    os.close(top)
+            finally:
+                proc.kill()
+                proc.cleanup()
 
 
-def _run(proc: BotProcess, command: tuple[str, ...], limits: BuildLimits) -> BuildOutcome:
-    """Wait for the started build, stop it at its limits, and pack what it made."""
+def builds_here(bots: SandboxLimits) -> bool:
+    """Whether this worker takes builds: wherever bots are sandboxed (each build caps its own /bot)."""
+    try:
+        return sandbox_available(bots)
+    except InfrastructureError:
+        return False
+
+
+def _handed_over(listener: socket.socket, proc: BotProcess, limits: BuildLimits) -> int:
+    """The descriptor of the build's /bot, from its sandbox; InfrastructureError (with why) if none comes."""
+    try:
+        return buildroot.receive(listener, proc.popen.pid, lambda: proc.popen.poll() is None, limits.seconds)
+    except OSError as exc:
+        proc.kill()
+        said = b""
+        if proc.popen.stderr is not None:
+            os.set_blocking(proc.popen.stderr.fileno(), False)
+            with contextlib.suppress(OSError, TypeError):
+                said = proc.popen.stderr.read() or b""
+        raise InfrastructureError(_with_output(str(exc), _tail_text(said))) from None
+
+
+def _run(proc: BotProcess, command: tuple[str, ...], limits: BuildLimits, top: int) -> BuildOutcome:
+    """Wait for the started build, stop it at its limits, and pack what it made (``top``: its /bot, open)."""
     popen = proc.popen
     if popen.stdin is not None:
         popen.stdin.close()
@@ -165,7 +196,7 @@ def _run(proc: BotProcess, command: tuple[str, ...], limits: BuildLimits) -> Bui
     if not proc.gone:
         raise InfrastructureError("the build's processes could not all be stopped")
     output = _tail_text(*(bytes(t.data) for t in tails))
-    full = _disk_full(proc.botdir, limits)
+    full = _disk_full(top, limits)
     if full:
         return BuildOutcome(False, _with_output(full, output))
     if code is None:
@@ -181,16 +212,16 @@ def _run(proc: BotProcess, command: tuple[str, ...], limits: BuildLimits) -> Bui
         how = f"was killed by signal {signal}" if signal else f"failed (exit status {code})"
         return BuildOutcome(False, _with_output(f"the build {how}", output))
     try:
-        archive = _pack(proc.botdir, command)
+        archive = _pack(top, command)
         inspect_package(archive, BUILT_FILENAME)
     except (PackageError, TreeError) as exc:
         return BuildOutcome(False, _with_output(f"the build's result cannot be used: {exc}", output))
     return BuildOutcome(True, output, archive)
 
 
-def _disk_full(botdir: Path, limits: BuildLimits) -> str | None:
-    """Why the build's /bot is full (the kernel refused its last write), or None."""
-    info = os.statvfs(botdir)
+def _disk_full(top: int, limits: BuildLimits) -> str | None:
+    """Why the build's /bot (open at ``top``) is full (the kernel refused its last write), or None."""
+    info = os.statvfs(top)
     if info.f_ffree == 0:
         return f"the build made more than {limits.files} files and folders in /bot (ARBITER_BUILD_FILES)"
     if info.f_bavail * info.f_frsize < _FULL_BYTES:
@@ -202,12 +233,14 @@ def _with_output(reason: str, output: str) -> str:
     return f"{reason}:\n{output}" if output else reason
 
 
-def _pack(top: Path, command: tuple[str, ...]) -> bytes:
-    """The built tree as a deterministic ``.tar.gz`` (links, devices and fifos refused)."""
+def _pack(top: int, command: tuple[str, ...]) -> bytes:
+    """The tree at the open directory ``top`` as a deterministic ``.tar.gz`` (links, devices and fifos refused)."""
     program = command[0] if command else ""
     if "/" in program and not PurePosixPath(program).is_absolute():
-        target = top / PurePosixPath(program)
-        info = os.lstat(target) if os.path.lexists(target) else None
+        try:
+            info: os.stat_result | None = os.lstat(str(PurePosixPath(program)), dir_fd=top)
+        except OSError:
+            info = None
         if info is None or not stat.S_ISREG(info.st_mode):
             raise PackageError(f"the build finished but did not make {program!r}")
     budget = [config.read("ARBITER_MAX_UNPACKED_BYTES")]

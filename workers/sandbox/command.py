@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import engines
-from workers.sandbox import procmask, seccomp
+from workers.sandbox import buildroot, procmask, seccomp
 from workers.sandbox.cgroups import CgroupSupport, detect
 from workers.sandbox.cpus import worker_cpus
 from workers.sandbox.limits import SandboxLimits
@@ -117,17 +117,30 @@ class LaunchPlan:
     ) -> list[str]:
         """bubblewrap's options for one bot whose mounts are in ``workdir`` and copy in ``botdir``.
 
-        ``writable``: ``/bot`` may be written (a server-side build writes its program there).
+        ``writable``: a build, whose ``/bot``, ``/tmp`` and ``/dev/shm`` are the ones it mounted itself
+        in the slot's directory (``workers.sandbox.buildroot``); ``botdir`` is then only its sources.
         """
         options = list(self.bwrap_head)
-        if self.own_tmpfs:
+        if writable:
+            options += [
+                "--bind",
+                str(workdir / buildroot.SHM),
+                "/dev/shm",
+                "--bind",
+                str(workdir / buildroot.TMP),
+                "/tmp",
+            ]
+        elif self.own_tmpfs:
             options += ["--bind", str(workdir / "shm"), "/dev/shm", "--bind", str(workdir / "tmp"), "/tmp"]
-            if self.view is not None:
-                options += self.view.binds(workdir / VIEW_DIR)
         else:
             options += ["--size", str(self.limits.shm_mb << 20), "--tmpfs", "/dev/shm"]
             options += ["--size", str(self.limits.tmp_mb << 20), "--tmpfs", "/tmp"]
-        options += ["--bind" if writable else "--ro-bind", str(botdir), "/bot", "--chdir", "/bot"]
+        if self.own_tmpfs and self.view is not None:
+            options += self.view.binds(workdir / VIEW_DIR)
+        if writable:
+            options += ["--bind", str(workdir / buildroot.BOT), "/bot", "--chdir", "/bot"]
+        else:
+            options += ["--ro-bind", str(botdir), "/bot", "--chdir", "/bot"]
         # bwrap's own root is a tmpfs the bot could otherwise fill without limit: freeze it last.
         options += ["--remount-ro", "/"]
         if seccomp_fd is not None:
@@ -216,6 +229,8 @@ def plan(limits: SandboxLimits, sandboxed: bool, runtime: Path, bwrap_name: str 
         program = seccomp.build_filter(shared_memory=limits.shared_memory)
     own_tmpfs = sandboxed and is_root and can_mount(runtime)
     cpu_count = 1 if limits.pin_cpu else len(cpus)
+    if sandboxed:
+        buildroot.install(runtime)  # with the plan, so that no build adds a file to the runtime directory
     view = None
     head: tuple[str, ...] = ()
     if bwrap and own_tmpfs:

@@ -9,17 +9,18 @@ keeps spawned launchers for later; ``workers.sandbox.start.start_bot`` uses both
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import stat
 import subprocess
+import sys
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from workers.sandbox import command, mounts, seccomp, view
+from workers.sandbox import buildroot, command, mounts, seccomp, view
 from workers.sandbox.group import SlotGroup
+from workers.sandbox.limits import SandboxLimits
 from workers.sandbox.process import BotProcess
 from workers.sandbox.slots import Slot
 from workers.sandbox.warm import Launcher
@@ -47,12 +48,15 @@ def bot_env(sandboxed: bool) -> dict[str, str]:
 class BotProgram:
     """A bot ready to run: its unpacked files and the argv to run inside them.
 
-    ``writable``: its copy belongs to the slot and is mounted writable (a build, never a bot).
+    ``writable``: a build, never a bot: its ``/bot``, ``/tmp`` and ``/dev/shm`` are tmpfs mounts
+    with caps that it makes in a user namespace of its own (``workers.sandbox.buildroot``), its
+    ``/bot`` a writable copy of ``directory``, handed over at the Unix socket ``handoff``.
     """
 
     directory: Path
     command: tuple[str, ...]
     writable: bool = False
+    handoff: str = ""
 
 
 def copy_bot(source: Path, dest: Path) -> None:
@@ -89,8 +93,12 @@ def spawn(
     # A slot's directory lives at a fixed path, kept between bots: only the holder of the slot's
     # lock touches it.  Each bot gets its own fresh copy in it.
     workdir = runtime / (f"slot-{slot.uid}" if slot is not None else f"bot-{uuid.uuid4().hex}")
-    with contextlib.suppress(FileExistsError):
+    try:
         os.mkdir(workdir, 0o711)
+    except FileExistsError:
+        pass
+    else:  # once per slot: the mount points a build in it needs (a bot's are made as it starts)
+        buildroot.make_mount_points(workdir)
     seccomp_fd = args_fd = None
     try:
         if plan.sandboxed:
@@ -168,6 +176,8 @@ def _write_launch(launcher: Launcher, plan: command.LaunchPlan, program: BotProg
     if slot is not None and plan.setpriv:
         argv += [plan.setpriv, "--reuid", str(slot.uid), "--regid", str(slot.uid), "--clear-groups", "--"]
     cwd = None
+    if plan.sandboxed and program.writable:
+        argv += _build_child(workdir, botdir, program, plan.limits)
     if plan.sandboxed:
         options = plan.bwrap_options(workdir, botdir, launcher.seccomp_fd, writable=program.writable)
         # Options go through a file descriptor (--args): the bot can read its init's
@@ -199,24 +209,30 @@ def _make_workdir(
     """Fresh /tmp, /dev/shm and view mounts in the slot's directory (where the worker may mount), and the copy."""
     limits = plan.limits
     own = _own_mounts(plan, slot)
-    sizes = {"tmp": limits.tmp_mb << 20, "shm": limits.shm_mb << 20} if own else None
+    # A build mounts its own /tmp and /dev/shm (workers.sandbox.buildroot); the worker makes their mount points.
+    sizes = {"tmp": limits.tmp_mb << 20, "shm": limits.shm_mb << 20} if own and not program.writable else None
     mounts.prepare_slot_dir(workdir, sizes, limits.tmp_inodes, slot.uid if slot is not None else os.geteuid())
+    if program.writable:
+        buildroot.make_mount_points(workdir)  # a slot directory made before they were
     if own and plan.view is not None:
         need = view.Footprint() if empty else view.footprint(Path(program.directory))
-        if program.writable:  # a build: room for what it makes
-            need += view.Footprint(limits.bot_room_mb << 20, limits.bot_files)
         view.make_view(workdir / mounts.VIEW_DIR, plan.view, need)
     if empty:
         os.mkdir(botdir, 0o755)
     else:
         copy_bot(Path(program.directory), botdir)
-        if program.writable:
-            _give_tree(botdir, slot.uid if slot is not None else os.geteuid())
 
 
-def _give_tree(top: Path, uid: int) -> None:
-    """Make the copy the slot's own (a build writes into it); nothing in it is a link to follow yet."""
-    for root, dirs, files in os.walk(top):
-        for name in [*dirs, *files]:
-            os.lchown(Path(root) / name, uid, uid)
-    os.lchown(top, uid, uid)
+def _build_child(workdir: Path, botdir: Path, program: BotProgram, limits: SandboxLimits) -> list[str]:
+    """The command that gives a build its capped file systems, before bubblewrap's (``workers.sandbox.buildroot``).
+
+    ``/bot`` holds the copy (``botdir``, read by the slot's uid) plus the build's room.
+    """
+    copy = view.footprint(botdir)
+    sizes = {
+        buildroot.BOT: (copy.size + (limits.bot_room_mb << 20) + (1 << 20), copy.inodes + limits.bot_files + 64),
+        buildroot.TMP: (limits.tmp_mb << 20, limits.tmp_inodes),
+        buildroot.SHM: (limits.shm_mb << 20, limits.tmp_inodes),
+    }
+    python = os.path.realpath(sys.executable)
+    return buildroot.child_argv(python, workdir, botdir, program.handoff, sizes)

@@ -41,7 +41,6 @@ __all__ = [
     "BotProgram",
     "capabilities",
     "copy_bot",
-    "mounts_own",
     "report_at_start",
     "sandbox_available",
     "start_bot",
@@ -174,8 +173,8 @@ def capabilities(limits: SandboxLimits) -> dict[str, Any]:
         gaps.append(f"no control groups ({plan.cgroups.reason}): memory is limited per process and by sampling, "
                     "off-move bots are reniced, the clock sums /proc")  # fmt: skip
     if not plan.own_tmpfs:
-        gaps.append("no inode cap on /tmp and /dev/shm, the bots' mount tables show the worker's paths, and no "
-                    "builds are claimed here: their /bot could not be capped (the worker may not mount)")  # fmt: skip
+        gaps.append("no inode cap on the bots' /tmp and /dev/shm, and their mount tables show the worker's paths "
+                    "(the worker may not mount)")  # fmt: skip
     if sandboxed and plan.seccomp_program is None:
         gaps.append("no seccomp filter (turned off, or no syscall table for this machine)")
     return {
@@ -208,19 +207,6 @@ def report_at_start(limits: SandboxLimits) -> dict[str, Any]:
     for gap in caps["gaps"]:
         log.warning("bot sandbox runs without a protection: %s", gap)
     return caps
-
-
-def mounts_own(limits: SandboxLimits) -> bool:
-    """Whether this worker mounts each bot's /tmp, /dev/shm and view itself (so it may cap a build's /bot).
-
-    False where bots cannot be sandboxed at all, for the same reason.
-    """
-    try:
-        sandboxed = sandbox_available(limits)
-        plan = command.plan(limits, sandboxed, ensure_private_dir(limits.runtime_path()), BWRAP)
-    except (InfrastructureError, command.ToolMissingError, OSError):
-        return False
-    return plan.own_tmpfs
 
 
 def uses_cgroups(limits: SandboxLimits) -> bool:

@@ -53,14 +53,15 @@ class Entry:
         return stat.S_ISDIR(self.info.st_mode)
 
 
-def tree_walk(top: Path, *, max_depth: int, max_entries: int) -> Iterator[Entry]:
+def tree_walk(top: Path | int, *, max_depth: int, max_entries: int) -> Iterator[Entry]:
     """Every entry below ``top``, each directory before its contents, names sorted; TreeError past a bound.
 
     ``max_depth``: folders may nest this deep (an entry of ``top`` is at depth 1).
     """
     fds: list[int] = []
     try:
-        fds.append(os.open(top, _DIR_FLAGS))
+        # An open directory (a build's /bot, whose mount may be gone from every namespace) is walked from "."
+        fds.append(os.open(top, _DIR_FLAGS) if isinstance(top, Path) else os.open(".", _DIR_FLAGS, dir_fd=top))
         # One frame per open directory: its descriptor, its path, its depth, the names still to visit.
         stack: list[tuple[int, str, int, list[str]]] = [(fds[0], "", 0, _sorted_names(fds[0]))]
         seen = 0
