@@ -26,8 +26,8 @@ class TournamentFilter(filters.FilterSet):
     owner = OwnerFilter(field_name="owner__username", help_text="Only tournaments of this user (username).")
     rated = BoolFilter(help_text="Only rated (true) or unrated (false) tournaments.")
     errored = ErroredFilter(
-        help_text="Only tournaments with at least one errored match (true: the service failed it, "
-        "docs/operations.md), or only those with none (false). Each item counts them in errored_matches.",
+        help_text="Only tournaments with at least one errored match, one the service failed (true), or only "
+        "those with none (false). Each item counts them in errored_matches.",
     )
     ordering = filters.OrderingFilter(fields=(("created", "created"), ("id", "id"), ("name", "name")))
 
