@@ -51,6 +51,7 @@ def site(games: None, alice: Any, bob: Any) -> dict[str, str]:
     """Named paths of the main pages, with finished tournaments (13x13 flag game included) behind them."""
     pages = {
         "games": "/games/",
+        "tournaments": "/tournaments/",
         "signup": "/signup/",
         "login": "/login/",
         "my-bots": "/me/bots/",

@@ -1,8 +1,8 @@
 """A match watched live, in each of the five games, in Debian's Chromium against the real service.
 
 A web server and a Celery worker (tests/live) play one match per game between
-two bots that take a moment over every move: four games on PostgreSQL and
-Redis, the fifth on the embedded set (SQLite, the live view in files).  A spectator (not signed in)
+two bots that take a moment over every move, all five at once: four games on
+PostgreSQL and Redis, the fifth on the embedded set (SQLite, the live view in files).  A spectator (not signed in)
 opens the match page while it runs: the board must change at least three
 times before the match ends, each board the one the finished replay shows at
 that ply, and then the page turns into the whole replay by itself.  Beside it
@@ -48,7 +48,8 @@ GAMES = {
     "sequence": {"max_plies": PLIES},
     "hexstacks": {"max_plies": PLIES, "diabolical": True},
 }
-# Every board the live viewer draws, with its cells, while the page is live.
+# Every board the live viewer draws, with its cells, while the page is live; kept in the tab's session
+# storage, which outlives the reload that turns the page into the whole replay (pages are watched at once).
 RECORD_BOARDS = """() => {
   window.liveBoards = [];
   const root = document.getElementById('replay');
@@ -60,8 +61,10 @@ RECORD_BOARDS = """() => {
     const cells = {};
     svg.querySelectorAll('[data-cell]').forEach(e => { cells[e.dataset.cell] = e.dataset.content; });
     window.liveBoards.push({ply: ply, cells: cells});
+    sessionStorage.setItem('liveBoards', JSON.stringify(window.liveBoards));
   }).observe(document.getElementById('board'), {childList: true});
 }"""
+LIVE_BOARDS = "JSON.parse(sessionStorage.getItem('liveBoards') || '[]')"
 
 
 class Watcher:
@@ -75,7 +78,6 @@ class Watcher:
         self.context = browser.new_context(viewport=DESKTOP, base_url=procs.url)
         self.errors: list[str] = []
         self.tables: list[Any] = []  # each round robin's page, left open to bring itself up to date
-        self.page = self.new_page()
 
     def new_page(self) -> Any:
         page = self.context.new_page()
@@ -83,42 +85,51 @@ class Watcher:
         page.on("console", lambda msg: self.errors.append(msg.text) if msg.type == "error" else None)
         return page
 
-    def start(self, game: str, options: dict[str, Any]) -> tuple[int, int]:
-        """A round robin of one match between two slow bots, started: its id and its match's, once running."""
+    def start(self, game: str, options: dict[str, Any]) -> int:
+        """A round robin of one match between two slow bots, started: its id."""
         bots = [self.api.upload_bot(game, f"slow-{game}-{n}", "slow.py", SLOW_BOT)["id"] for n in (1, 2)]
         tournament = self.api.post_json(
             "/api/tournaments/",
             {"game": game, "participants": bots, "options": options, "games_per_pairing": 1, "move_ms": 2000,
              "game_ms": 60000, "start": True},
         )  # fmt: skip
+        return int(tournament["id"])
+
+    def open(self, game: str, tournament_id: int) -> tuple[Any, int]:
+        """Once the round robin's match runs: its page, recording every board it draws, and the match's id."""
 
         def running() -> int | None:
-            found = self.api.get(f"/api/matches/?tournament={tournament['id']}&status=running")["results"]
+            found = self.api.get(f"/api/matches/?tournament={tournament_id}&status=running")["results"]
             return found[0]["id"] if found else None
 
-        return tournament["id"], wait_for(running, WAIT_MS / 1000, "the match to start")
-
-    def watch(self, game: str, options: dict[str, Any]) -> None:
-        """Watch one match live to its end; the boards seen must be the replay's."""
-        tournament_id, match_id = self.start(game, options)
-        page = self.page
+        match_id = wait_for(running, WAIT_MS / 1000, "the match to start")
+        page = self.new_page()
         page.goto(f"/matches/{match_id}/")
         assert page.get_attribute("#replay", "data-live") == "running"
         page.evaluate(RECORD_BOARDS)
+        assert page.locator("#hand-toggles input").count() == 0  # a spectator: no hand to show
+        return page, match_id
+
+    def standings(self, game: str, tournament_id: int, match_id: int) -> None:
+        """The round robin's page lists the match as being played; it is left open to take in the end."""
         standings = self.new_page()
         standings.goto(f"/tournaments/{tournament_id}/")
         assert standings.locator(f"#running-matches a[href='/matches/{match_id}/']").count() == 1
         if not self.tables:
             screenshot(standings, f"live-tournament-{game}-1280x800")
         self.tables.append(standings)
-        page.wait_for_function("window.liveBoards.length >= 3", timeout=WAIT_MS)
+
+    def watch(self, game: str, page: Any) -> None:
+        """The match watched live to its end: at least three boards between its first and last ply, each
+        the replay's board at that ply."""
+        page.wait_for_function(f"{LIVE_BOARDS}.length >= 3", timeout=WAIT_MS)
+        page.bring_to_front()  # a tab behind others draws no frame to take a screenshot of
         screenshot(page, f"live-{game}-1280x800")
-        assert page.locator("#hand-toggles input").count() == 0  # a spectator: no hand to show
-        live = page.evaluate("window.liveBoards")
 
         # The end: the page loads the whole replay by itself, at its last ply.
         page.wait_for_selector("#replay:not([data-live]) #download", timeout=WAIT_MS)
         page.wait_for_selector("#board svg")
+        live = page.evaluate(LIVE_BOARDS)
         last = page.locator("#move-list li").count()
         assert page.evaluate(READ_CELLS)["ply"] == last
         assert [b["ply"] for b in live if 0 < b["ply"] < last][2:], (game, last, [b["ply"] for b in live])
@@ -142,10 +153,16 @@ def test_a_match_watched_live_shows_its_boards_as_they_are_played_in_every_game(
     browser: Any, live_processes: LiveFactory
 ) -> None:
     # Production's path (PostgreSQL, Redis) for four games, the embedded one (SQLite, files) for the fifth.
-    production = Watcher(browser, live_processes(web="runserver", workers=1, tag="livematch"), "lea")
-    for game in ("gamesup", "flagstacks", "pileup", "sequence"):
-        production.watch(game, GAMES[game])
-    production.close()
+    # The five matches are played at once (a worker process per match), each watched in a page of its own.
+    production = Watcher(browser, live_processes(web="runserver", workers=1, concurrency=4, tag="livematch"), "lea")
     embedded = Watcher(browser, live_processes(web="runserver", workers=1, embedded=True, tag="livefiles"), "max")
-    embedded.watch("hexstacks", GAMES["hexstacks"])
+    watchers = {game: production for game in ("gamesup", "flagstacks", "pileup", "sequence")}
+    watchers["hexstacks"] = embedded
+    started = {game: watcher.start(game, GAMES[game]) for game, watcher in watchers.items()}
+    opened = {game: watcher.open(game, started[game]) for game, watcher in watchers.items()}
+    for game, watcher in watchers.items():
+        watcher.standings(game, started[game], opened[game][1])
+    for game, watcher in watchers.items():
+        watcher.watch(game, opened[game][0])
+    production.close()
     embedded.close()

@@ -8,6 +8,7 @@ from django.contrib import admin, messages
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from tournaments.admin_kit import HistoryAdmin, PublicPageMixin, ReadOnlyInline, ServiceCheckedForm, html_table
@@ -24,6 +25,7 @@ from tournaments.competitions.selectors.standings import (
     tournament_progress,
     tournament_standings,
 )
+from tournaments.competitions.selectors.tournaments import tournaments_count_errored, tournaments_filter_errored
 from tournaments.competitions.services.ladders import ladder_clean, ladder_save
 from tournaments.competitions.services.schedules import schedule_clean, schedule_save
 from tournaments.competitions.services.tournaments import tournament_cancel, tournament_priority_set, tournament_start
@@ -63,13 +65,28 @@ class WhenFilter(admin.SimpleListFilter):
         return queryset
 
 
+class ErroredFilter(admin.SimpleListFilter):
+    """Tournaments with errored matches (the service failed them), to find those worth a re-queue."""
+
+    title = "errored matches"
+    parameter_name = "errored"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("yes", "With errored matches"), ("no", "Without")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> QuerySet[Tournament]:
+        if self.value() in ("yes", "no"):
+            return tournaments_filter_errored(tournaments=queryset, errored=self.value() == "yes")
+        return queryset
+
+
 @admin.register(Tournament)
 class TournamentAdmin(PublicPageMixin, admin.ModelAdmin):
     list_display = [
-        "id", "name", "game", "owner", "status", "format", "seats", "rated", "created", "finished", "start_at",
-        "schedule",
+        "id", "name", "game", "owner", "status", "errored", "format", "seats", "rated", "created", "finished",
+        "start_at", "schedule",
     ]  # fmt: skip
-    list_filter = [WhenFilter, "status", "game", "format", "rated"]
+    list_filter = [WhenFilter, ErroredFilter, "status", "game", "format", "rated"]
     search_fields = ["name", "owner__username"]
     list_select_related = ["game", "owner", "schedule"]
     inlines = [ParticipantInline]
@@ -81,6 +98,20 @@ class TournamentAdmin(PublicPageMixin, admin.ModelAdmin):
         "challenger",
     ]  # fmt: skip
     fields = ["name", "priority", *readonly_fields]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Tournament]:
+        """Each row with its count of errored matches, counted in the list's one query."""
+        return tournaments_count_errored(tournaments=super().get_queryset(request))
+
+    @admin.display(description="Errored", ordering="errored_matches")
+    def errored(self, obj: Tournament) -> SafeString | int:
+        """The count; when there are some, a link to the tournament's page, where staff re-queue them."""
+        count: int = getattr(obj, "errored_matches", 0)
+        if not count:
+            return 0
+        return format_html(
+            '<a href="{}#requeue-errored" title="Re-queue them on its page">{}</a>', obj.get_absolute_url(), count
+        )
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # tournaments are created through the API (participants need validating)

@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 import django_filters as filters
+from django.db.models import QuerySet
 
 from tournaments.api.filters import BoolFilter, IdFilter, OwnerFilter
 from tournaments.competitions.models import Challenge, Tournament
+from tournaments.competitions.selectors.tournaments import tournaments_filter_errored
 from tournaments.games.filters import GameFilter
+
+
+class ErroredFilter(BoolFilter):
+    """Tournaments with errored matches (true) or without (false), through the selector's filter."""
+
+    def filter(self, qs: QuerySet[Tournament], value: bool | None) -> QuerySet[Tournament]:
+        if value is None:
+            return qs
+        return tournaments_filter_errored(tournaments=qs, errored=value)
 
 
 class TournamentFilter(filters.FilterSet):
@@ -14,6 +25,10 @@ class TournamentFilter(filters.FilterSet):
     status = filters.ChoiceFilter(choices=Tournament.Status.choices, help_text="Only tournaments in this state.")
     owner = OwnerFilter(field_name="owner__username", help_text="Only tournaments of this user (username).")
     rated = BoolFilter(help_text="Only rated (true) or unrated (false) tournaments.")
+    errored = ErroredFilter(
+        help_text="Only tournaments with at least one errored match, one the service failed (true), or only "
+        "those with none (false). Each item counts them in errored_matches.",
+    )
     ordering = filters.OrderingFilter(fields=(("created", "created"), ("id", "id"), ("name", "name")))
 
     class Meta:

@@ -9,6 +9,7 @@ from tournaments.web import (
     bot_views,
     challenge_views,
     schedule_views,
+    tournament_list,
     tournament_views,
     version_test_views,
     views,
@@ -17,6 +18,7 @@ from tournaments.web import (
 urlpatterns = [
     path("games/", views.games_index, name="web-games"),
     path("games/<str:game_id>/leaderboard/", views.game_leaderboard, name="web-leaderboard"),
+    path("tournaments/", tournament_list.tournaments_page, name="web-tournaments"),
     path("tournaments/new/", tournament_views.tournament_new, name="web-tournament-new"),
     path("tournaments/new/count/", tournament_views.tournament_count, name="web-tournament-count"),
     path("tournaments/<int:tournament_id>/", views.tournament_page, name="web-tournament"),

@@ -47,6 +47,19 @@ class TournamentOutputSerializer(serializers.ModelSerializer):
         extra_kwargs = {"challenger": {"help_text": "A gauntlet's challenger (a bot version id); null otherwise."}}
 
 
+class TournamentListItemSerializer(TournamentOutputSerializer):
+    """A tournament as the list shows it: with its count of errored matches, for organisers looking for them."""
+
+    errored_matches = serializers.IntegerField(
+        read_only=True,
+        help_text="Its matches that ended ERRORED (the service failed them; staff may re-queue them from the "
+        "tournament's page). Filter with ?errored=true.",
+    )
+
+    class Meta(TournamentOutputSerializer.Meta):
+        fields = [*TournamentOutputSerializer.Meta.fields, "errored_matches"]
+
+
 class ParticipantSerializer(serializers.Serializer):
     bot_version = serializers.IntegerField()
     bot = serializers.IntegerField()
@@ -150,15 +163,22 @@ def _detail(tournament: Tournament) -> dict[str, Any]:
 class TournamentListCreateApi(GenericAPIView):
     filterset_class = TournamentFilter
     pagination_class = Pagination
-    serializer_class = TournamentOutputSerializer
+    serializer_class = TournamentListItemSerializer
 
     def get_queryset(self) -> Any:
         return tournament_list(user=user_of(self.request))
 
-    @extend_schema(summary="List tournaments", responses=TournamentOutputSerializer(many=True))
+    @extend_schema(
+        summary="List tournaments",
+        description="Newest first; each with its count of errored matches (one query for the page).",
+        responses={
+            200: TournamentListItemSerializer(many=True),
+            400: error("A filter's value is invalid (errored: true or false; a game or user that does not exist)."),
+        },
+    )
     def get(self, request: Request) -> Response:
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
-        return self.get_paginated_response(TournamentOutputSerializer(page, many=True).data)
+        return self.get_paginated_response(TournamentListItemSerializer(page, many=True).data)
 
     @extend_schema(
         summary="Create a round robin",

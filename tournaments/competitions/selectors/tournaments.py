@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
 from engines import get_engine
 from tournaments.bots.models import Bot
@@ -13,6 +14,7 @@ from tournaments.bots.selectors import bots_private_to_others
 from tournaments.competitions.models import Participant, Tournament
 from tournaments.competitions.plans import gauntlet_size
 from tournaments.games.config import game_config_check
+from tournaments.matches.models import Match
 
 
 def withdrawn_in(*, tournament: Tournament) -> Q:
@@ -41,13 +43,43 @@ def tournaments_visible(*, user: Any) -> QuerySet[Tournament]:
     return tournaments.filter(~hidden)
 
 
-def tournament_list(*, user: Any, game_id: str | None = None, status: str | None = None) -> QuerySet[Tournament]:
-    """Tournaments the user may see, newest first."""
-    tournaments = tournaments_visible(user=user).select_related("owner").order_by("-id")
+def _errored_matches() -> QuerySet[Match]:
+    """The errored matches of the tournament in the outer query (the index on tournament and status serves it)."""
+    return Match.objects.filter(tournament_id=OuterRef("pk"), status=Match.Status.ERRORED)
+
+
+def tournaments_count_errored(*, tournaments: QuerySet[Tournament]) -> QuerySet[Tournament]:
+    """``tournaments``, each with ``errored_matches``: how many of its matches are ERRORED.
+
+    A correlated count in the same statement, evaluated only for the rows
+    fetched, so a page of a list costs one query whatever its length.
+    """
+    count = _errored_matches().order_by().values("tournament_id").annotate(n=Count("id")).values("n")
+    return tournaments.annotate(errored_matches=Coalesce(Subquery(count, output_field=IntegerField()), 0))
+
+
+def tournaments_filter_errored(*, tournaments: QuerySet[Tournament], errored: bool) -> QuerySet[Tournament]:
+    """Only the tournaments with at least one errored match (``errored``), or only those with none."""
+    has = Exists(_errored_matches())
+    return tournaments.filter(has if errored else ~has)
+
+
+def tournament_list(
+    *, user: Any, game_id: str | None = None, status: str | None = None, errored: bool | None = None
+) -> QuerySet[Tournament]:
+    """Tournaments the user may see, newest first, each with its count of errored matches (``errored_matches``).
+
+    ``errored``: True for only those with errored matches, False for only those without.
+    """
+    tournaments = tournaments_count_errored(
+        tournaments=tournaments_visible(user=user).select_related("owner").order_by("-id")
+    )
     if game_id:
         tournaments = tournaments.filter(game_id=game_id)
     if status:
         tournaments = tournaments.filter(status=status)
+    if errored is not None:
+        tournaments = tournaments_filter_errored(tournaments=tournaments, errored=errored)
     return tournaments
 
 
