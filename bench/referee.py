@@ -9,7 +9,8 @@
    waiting for it to exit; against the same command as a bare subprocess,
    the two alternating, both on the same CPU with the CPU weight of a bot on
    move.  Each part of the sandboxed start is shown as well, with and without
-   launchers started ahead of time (ARBITER_SANDBOX_WARM).  With launchers
+   launchers started ahead of time (ARBITER_SANDBOX_WARM; where the worker
+   mounts, a waiting launcher's sandbox is built up to the bot).  With launchers
    waiting, ``--rounds`` rounds of such alternating starts give the warm/bare
    ratio's min, median and max (target: median <= 1.3).
 
@@ -210,6 +211,8 @@ def start_ms(starts: int, limits: SandboxLimits) -> tuple[float, float, dict[str
         (launcher, "_make_workdir", timed(launcher, "_make_workdir", "copy, fresh /tmp, /dev/shm and view mounts")),
         (group.SlotGroup, "start", timed(group.SlotGroup, "start", "group counters, weight, CPU")),
         (launcher, "hand_out", timed(launcher, "hand_out", "hand the bot to its launcher (all of the above)")),
+        (launcher, "_wait_ready", timed(launcher, "_wait_ready", "  of which waiting for a sandbox built ahead")),
+        (launcher, "copy_bot", timed(launcher, "copy_bot", "  of which the copy")),
     ]
     lease = lease_cpu(limits.lock_path()) if limits.pin_cpu and start.uses_cgroups(limits) else None
     sandboxed, bare, ends = [], [], []

@@ -95,15 +95,27 @@ for line in sys.stdin:
 
 
 def _bot_processes(comm: str) -> list[int]:
+    """Processes named ``comm`` of the slots playing: those running a bot (``python3``).
+
+    A slot whose launcher waits with its sandbox built has a ``bwrap`` too, but no bot.
+    """
     found = []
     for uid in SLOT_UIDS:
-        for pid in pids_of_uid(uid):
-            try:
-                if Path(f"/proc/{pid}/comm").read_text().strip() == comm:
-                    found.append(pid)
-            except OSError:
-                continue
+        pids = pids_of_uid(uid)
+        names = {pid: _comm(pid) for pid in pids}
+        if "python3" not in names.values():
+            continue
+        for pid in pids:
+            if names[pid] == comm:
+                found.append(pid)
     return found
+
+
+def _comm(pid: int) -> str | None:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return None
 
 
 @pytest.mark.parametrize("victim", ["python3", "bwrap"])

@@ -47,6 +47,11 @@ _ETC_WHITELIST = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime", "/e
 ENGINES_DIR = Path(engines.__file__).resolve().parent
 ENGINES_MOUNT = "/arbiter"
 _SEARCH = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
+# What a sandbox built ahead runs inside until its bot is known: it says it is ready (one byte on
+# the bot's stdout, read by the worker), waits for the command line (on the bot's stdin, read one
+# byte at a time, so the bot gets the rest) and becomes the bot.  Everything before, from setpriv
+# to the seccomp filter, was done while no match waited (``workers.sandbox.warm``).
+INNER_GATE = 'printf . && read -r line || exit 125; eval "exec $line"'
 
 
 class ToolMissingError(RuntimeError):
@@ -101,10 +106,21 @@ class LaunchPlan:
         return " && ".join(parts)
 
     @staticmethod
+    def cpu_limits(cpu_seconds: int) -> tuple[int, int]:
+        """A bot's CPU rlimits, soft and hard (one second more), within what the worker may give."""
+        hard = _capped(resource.RLIMIT_CPU, cpu_seconds + 1)
+        return min(cpu_seconds, hard), hard
+
+    @staticmethod
     def gate_line(cpu_seconds: int) -> bytes:
         """What opens a launcher's gate: the bot's CPU limits, soft and hard (one second more)."""
-        hard = _capped(resource.RLIMIT_CPU, cpu_seconds + 1)
-        return f"{min(cpu_seconds, hard)} {hard}\n".encode()
+        soft, hard = LaunchPlan.cpu_limits(cpu_seconds)
+        return f"{soft} {hard}\n".encode()
+
+    @staticmethod
+    def inner_gate_line(command: tuple[str, ...]) -> bytes:
+        """What opens the inner gate of a sandbox built ahead: the bot's command, quoted for sh."""
+        return f"{shlex.join(command)}\n".encode()
 
     @staticmethod
     def launch_file_text(argv: list[str], cwd: str | None = None) -> str:

@@ -54,6 +54,9 @@ class SlotGroup:
         self._limit_bytes = 0
         self._peak_seen = 0
         self.on_move: bool | None = None
+        self._has_idle: bool | None = None  # cpu.idle exists (asked once: it is asked twice a move)
+        # Read afresh each look (see threads()): its path as a string, joined once.
+        self._threads_path = str(self.dirs["pids"] / ("tasks" if self.version == 1 else "cgroup.threads"))
 
     # -- files ---------------------------------------------------------------------------
 
@@ -235,7 +238,9 @@ class SlotGroup:
         """Full CPU weight for a bot on move; the smallest for one that waits (all its processes)."""
         if self.on_move is on_move:
             return
-        if self._path("cpu", "cpu.idle").exists():
+        if self._has_idle is None:
+            self._has_idle = self._path("cpu", "cpu.idle").exists()
+        if self._has_idle:
             self._write("cpu", "cpu.idle", "0" if on_move else "1")
         else:
             name, full, least = _WEIGHTS[self.version or 1]
@@ -251,9 +256,20 @@ class SlotGroup:
 
     def threads(self) -> list[int]:
         """Thread ids of every process in the group now (v1 ``tasks``, v2 ``cgroup.threads``)."""
-        # Opened afresh each time, as procs().
-        name = "tasks" if self.version == 1 else "cgroup.threads"
-        return [int(t) for t in read_text(self._path("pids", name)).split()]
+        # Opened afresh each time, as procs(); read with plain system calls (twice a move).
+        try:
+            fd = os.open(self._threads_path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return []
+        try:
+            chunks = []
+            while chunk := os.read(fd, 65536):
+                chunks.append(chunk)
+        except OSError:
+            return []
+        finally:
+            os.close(fd)
+        return [int(t) for t in b"".join(chunks).split()]
 
     def empty(self) -> bool:
         """True once the kernel has let go of every process of the group (zombies included)."""

@@ -9,7 +9,10 @@ keeps spawned launchers for later; ``workers.sandbox.start.start_bot`` uses both
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import select
 import shutil
 import stat
 import subprocess
@@ -59,15 +62,16 @@ class BotProgram:
     handoff: str = ""
 
 
-def copy_bot(source: Path, dest: Path) -> None:
+def copy_bot(source: Path, dest: Path, *, into: bool = False) -> None:
     """Copy the bot's regular files and directories into ``dest``, readable but not writable by a slot.
 
     Symbolic links are copied as links (they resolve inside the sandbox, never on the host);
-    devices, fifos and sockets are skipped.
+    devices, fifos and sockets are skipped.  ``into``: ``dest`` exists already (and is empty).
     """
     # List everything before copying: the destination may lie inside the source.
     tree = list(os.walk(source))
-    os.mkdir(dest, 0o755)
+    if not into:
+        os.mkdir(dest, 0o755)
     for root, dirs, files in tree:
         rel = Path(root).relative_to(source)
         for name in dirs:
@@ -86,10 +90,48 @@ def copy_bot(source: Path, dest: Path) -> None:
                 os.chmod(dest / rel / name, 0o755 if info.st_mode & 0o111 else 0o644)
 
 
+def can_build_ahead(plan: command.LaunchPlan) -> bool:
+    """Whether launchers of ``plan`` can build their sandbox before their bot is known.
+
+    Where the worker mounts each bot's file systems itself, with slot uids and control
+    groups: the view's ``bot`` directory is bound empty and filled at the bot's start.
+    """
+    return (
+        plan.sandboxed
+        and plan.own_tmpfs
+        and plan.view is not None
+        and plan.cgroups.usable
+        # Its processes run as the slot's uid by then: only the group's cpuset can still pin them.
+        and (plan.cgroups.cpuset or not plan.limits.pin_cpu)
+        and plan.setpriv is not None
+        and plan.sh.startswith("/usr/")  # the inner gate runs it inside the sandbox
+    )
+
+
+def fits_ahead(program: BotProgram) -> bool:
+    """Whether ``program`` can start in a sandbox built ahead: a read-only ``/bot``, a one-line command."""
+    return not program.writable and not any("\n" in word or "\0" in word for word in program.command)
+
+
 def spawn(
-    plan: command.LaunchPlan, runtime: Path, slot: Slot | None, group: SlotGroup | None, nproc: int | None
+    plan: command.LaunchPlan,
+    runtime: Path,
+    slot: Slot | None,
+    group: SlotGroup | None,
+    nproc: int | None,
+    *,
+    ahead: bool = False,
+    cpu_seconds: int = 0,
 ) -> Launcher:
-    """Start a launcher (it waits at its gate) and move it into ``group``."""
+    """Start a launcher and move it into ``group``: it waits at its gate, or with ``ahead`` builds
+    its whole sandbox, with the CPU rlimits of ``cpu_seconds``, and waits at the inner gate (slot
+    and group required).
+
+    Those rlimits are set before the sandbox is built because nothing can set them afterwards:
+    the seccomp filter forbids it inside, and from outside ``prlimit`` on another uid's process
+    needs CAP_SYS_RESOURCE, which containers often drop.  So a launcher built ahead serves only
+    bots with the same CPU limit (``workers.sandbox.warm`` keys its pool by it).
+    """
     # A slot's directory lives at a fixed path, kept between bots: only the holder of the slot's
     # lock touches it.  Each bot gets its own fresh copy in it.
     workdir = runtime / (f"slot-{slot.uid}" if slot is not None else f"bot-{uuid.uuid4().hex}")
@@ -105,6 +147,9 @@ def spawn(
             if plan.seccomp_program is not None:
                 seccomp_fd = seccomp.filter_fd(plan.seccomp_program)
             args_fd = seccomp.filter_fd(b"")
+        if ahead:
+            assert slot is not None and group is not None
+            _prepare_ahead(plan, workdir, slot, seccomp_fd, args_fd)
         popen = subprocess.Popen(
             [plan.sh, "-c", plan.launcher_script(nproc, workdir / "launch"), "sh"],
             stdin=subprocess.PIPE,
@@ -123,14 +168,44 @@ def spawn(
     finally:
         if seccomp_fd is not None:
             os.close(seccomp_fd)
-    launcher = Launcher(popen, slot, group, workdir, args_fd, seccomp_fd)
+    launcher = Launcher(popen, slot, group, workdir, args_fd, seccomp_fd, ahead, cpu_seconds if ahead else None)
     if group is not None:
         try:
             group.attach(popen.pid)
+            if ahead:  # in its group: go on and build the sandbox (its bwrap options are in the memfd)
+                os.write(popen.stdin.fileno(), plan.gate_line(cpu_seconds))  # type: ignore[union-attr]
+                os.close(args_fd)  # type: ignore[arg-type]
+                launcher.args_fd = None
         except BaseException:
             launcher.close()
             raise
     return launcher
+
+
+def _prepare_ahead(
+    plan: command.LaunchPlan, workdir: Path, slot: Slot, seccomp_fd: int | None, args_fd: int | None
+) -> None:
+    """Fresh mounts with an empty view for a bot not known yet, bubblewrap's options, the launch file."""
+    limits = plan.limits
+    assert plan.view is not None and args_fd is not None and plan.setpriv is not None
+    sizes = {"tmp": limits.tmp_mb << 20, "shm": limits.shm_mb << 20}
+    mounts.prepare_slot_dir(workdir, sizes, limits.tmp_inodes, slot.uid)
+    botdir = view.make_view(workdir / mounts.VIEW_DIR, plan.view, view.Footprint())
+    os.mkdir(botdir, 0o755)
+    os.chmod(botdir, 0o755)  # the worker's umask must not hide it from the bot
+    options = plan.bwrap_options(workdir, botdir, seccomp_fd)
+    os.pwrite(args_fd, b"".join(o.encode() + b"\0" for o in options[1:]), 0)
+    argv = [plan.setpriv, "--reuid", str(slot.uid), "--regid", str(slot.uid), "--clear-groups", "--"]
+    argv += [options[0], "--args", str(args_fd), "--", plan.sh, "-c", command.INNER_GATE, "sh"]
+    _write_launch_file(workdir, plan.launch_file_text(argv))
+
+
+def _write_launch_file(workdir: Path, text: str) -> None:
+    fd = os.open(workdir / "launch", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
 
 
 def hand_out(
@@ -142,6 +217,8 @@ def hand_out(
     empty: bool,
 ) -> BotProcess:
     """Give a waiting launcher its bot: the copy, the mounts, the launch file, the CPU; open the gate."""
+    if launcher.ahead:
+        return _hand_out_ahead(launcher, plan, program, cpu_seconds, cpu)
     slot, workdir = launcher.slot, launcher.workdir
     # In the bot's view where the worker mounts one, else a fresh copy on disk.
     own = _own_mounts(plan, slot)
@@ -188,11 +265,7 @@ def _write_launch(launcher: Launcher, plan: command.LaunchPlan, program: BotProg
     else:
         argv += list(program.command)
         cwd = str(botdir)
-    fd = os.open(workdir / "launch", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-    try:
-        os.write(fd, plan.launch_file_text(argv, cwd).encode())
-    finally:
-        os.close(fd)
+    _write_launch_file(workdir, plan.launch_file_text(argv, cwd))
     if launcher.args_fd is not None:  # the launcher has its own copy
         os.close(launcher.args_fd)
         launcher.args_fd = None
@@ -236,3 +309,54 @@ def _build_child(workdir: Path, botdir: Path, program: BotProgram, limits: Sandb
     }
     python = os.path.realpath(sys.executable)
     return buildroot.child_argv(python, workdir, botdir, program.handoff, sizes)
+
+
+# How long a bot's start waits for a sandbox built ahead to say it is ready (it usually is).
+READY_WAIT_S = 30.0
+
+
+def _hand_out_ahead(
+    launcher: Launcher, plan: command.LaunchPlan, program: BotProgram, cpu_seconds: int, cpu: int | None
+) -> BotProcess:
+    """Give a sandbox built ahead its bot: the copy into its view, its counters and CPU; open the gate."""
+    slot, group, workdir = launcher.slot, launcher.group, launcher.workdir
+    assert slot is not None and group is not None and plan.view is not None
+    botdir = workdir / mounts.VIEW_DIR / "bot"
+    if launcher.cpu_seconds != cpu_seconds:
+        raise OSError(
+            errno.EINVAL, f"a sandbox built for {launcher.cpu_seconds} s of CPU cannot run a bot of {cpu_seconds} s"
+        )
+    if cpu is not None and not plan.cgroups.cpuset:
+        raise OSError(errno.EINVAL, "a sandbox built ahead can only be pinned by its group's cpuset")
+    try:
+        _wait_ready(launcher)
+        view.resize_view(workdir / mounts.VIEW_DIR, plan.view, view.footprint(Path(program.directory)))
+        copy_bot(Path(program.directory), botdir, into=True)
+        # The group's cpuset moves every process of the sandbox (the bot to be) onto the match's CPU.
+        group.start(cpu)
+    except BaseException:
+        mounts.release_slot_dir(workdir, botdir, keep=True)
+        raise
+    proc = BotProcess(launcher.popen, slot, workdir, plan.sandboxed, plan.limits.memory_mb, group,
+                      plan.seccomp_program is not None, botdir)  # fmt: skip
+    try:
+        os.write(launcher.popen.stdin.fileno(), plan.inner_gate_line(program.command))  # type: ignore[union-attr]
+    except OSError:
+        launcher.slot = None  # the bot's cleanup gives it back (or holds it back)
+        proc.kill()
+        proc.cleanup()
+        raise
+    return proc
+
+
+def _wait_ready(launcher: Launcher) -> None:
+    """Read the byte the inner gate writes once the sandbox is built; OSError if it never comes."""
+    fd = launcher.popen.stdout.fileno()  # type: ignore[union-attr]
+    if not select.select([fd], [], [], READY_WAIT_S)[0]:
+        raise OSError(errno.ETIMEDOUT, f"a sandbox built ahead was not ready within {READY_WAIT_S:g} s")
+    if os.read(fd, 1) != b".":
+        err = b""
+        with contextlib.suppress(OSError):
+            os.set_blocking(launcher.popen.stderr.fileno(), False)  # type: ignore[union-attr]
+            err = os.read(launcher.popen.stderr.fileno(), 4096)  # type: ignore[union-attr]
+        raise OSError(errno.EIO, f"a sandbox built ahead failed: {err.decode(errors='replace').strip()[:500]}")

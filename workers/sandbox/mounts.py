@@ -33,7 +33,7 @@ from workers.sandbox import trash
 
 log = logging.getLogger(__name__)
 
-_MS_NOSUID, _MS_NODEV = 0x2, 0x4
+_MS_NOSUID, _MS_NODEV, _MS_REMOUNT = 0x2, 0x4, 0x20
 _MNT_DETACH = 0x2
 _libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
 
@@ -58,6 +58,15 @@ def mount_tmpfs(path: Path, size_bytes: int, inodes: int, uid: int, mode: int = 
     except OSError:
         unmount(path)
         raise
+
+
+def resize_tmpfs(path: Path, size_bytes: int, inodes: int) -> None:
+    """Give the tmpfs mounted at ``path`` a new size and inode cap (OSError if refused or too small)."""
+    options = f"size={size_bytes},nr_inodes={inodes}"
+    flags = _MS_REMOUNT | _MS_NOSUID | _MS_NODEV
+    if _libc.mount(b"tmpfs", str(path).encode(), b"tmpfs", flags, options.encode()) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"cannot resize the tmpfs at {path}: {os.strerror(err)}")
 
 
 def unmount(path: Path) -> None:

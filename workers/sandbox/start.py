@@ -8,7 +8,12 @@ process the bot ever starts.  The launch chain (``workers.sandbox.command``) is:
     sh (gate, rlimits) -> setpriv --reuid SLOT -> bwrap --unshare-all ... --seccomp FD -> COMMAND
 
 The worker moves the first process into the slot's control group and onto the
-match's CPU before it may go on, so nothing escapes either.  ``bwrap`` then
+match's CPU before it may go on, so nothing escapes either.  Where the worker
+mounts each bot's file systems itself, the chain is run before the bot is
+known, up to a gate inside the sandbox (``command.INNER_GATE``): the bot's
+start then copies it into the view, puts the sandbox on the match's CPU and
+sends the gate the bot's command (its CPU rlimits were set before, for the
+limit of the bots it may serve).  ``bwrap`` then
 builds an unprivileged user namespace with no network, a read-only ``/usr``,
 the bot's own read-only copy at ``/bot``, small ``/tmp`` and ``/dev/shm``
 (mounted by the worker with an inode cap where it may mount), a fresh
@@ -245,21 +250,28 @@ def start_bot(
     except OSError as exc:
         raise InfrastructureError(f"sandbox runtime directory unusable: {exc}") from exc
     warm_ok = os.geteuid() == 0 and plan.cgroups.usable and not special
-    key = (limits, sandboxed, str(runtime), BWRAP)
-    ready = warm.take(key) if warm_ok else None
+    # A sandbox built before its bot is known, where the host allows it and the bot fits one
+    # (a build's writable /bot and the self-test's empty one do not: they start the old way).
+    ahead = launcher.can_build_ahead(plan) and not special
+    fits = launcher.fits_ahead(program) and not _empty
+    # Sandboxes built ahead have their CPU rlimits already: they serve bots of that limit only.
+    key = (limits, sandboxed, str(runtime), BWRAP, cpu_seconds if ahead else None)
+    ready = warm.take(key) if warm_ok and (fits or not ahead) else None
     if ready is None:
-        ready = _cold_launcher(plan, runtime, limits)
+        ready = _cold_launcher(plan, runtime, limits, ahead=ahead and fits, cpu_seconds=cpu_seconds)
     try:
         proc = launcher.hand_out(ready, plan, program, cpu_seconds, cpu, _empty)
     except (OSError, CgroupError) as exc:
         ready.close()
         raise InfrastructureError(f"could not start a bot: {exc}") from exc
     if warm_ok and not _empty:  # not for the self-test (a process that may never play)
-        warm.refill(key, limits.warm, lambda: _warm_launcher(plan, runtime, limits))
+        warm.refill(key, limits.warm, lambda: _warm_launcher(plan, runtime, limits, ahead, cpu_seconds))
     return proc
 
 
-def _cold_launcher(plan: command.LaunchPlan, runtime: Path, limits: SandboxLimits) -> warm.Launcher:
+def _cold_launcher(
+    plan: command.LaunchPlan, runtime: Path, limits: SandboxLimits, *, ahead: bool, cpu_seconds: int
+) -> warm.Launcher:
     """A launcher started now: slot, group (moved into it while other work goes on), process."""
     slot, group = _acquire(plan, limits) if os.geteuid() == 0 else (None, None)
     try:
@@ -269,7 +281,9 @@ def _cold_launcher(plan: command.LaunchPlan, runtime: Path, limits: SandboxLimit
         elif slot is None and os.geteuid() != 0:
             # Without slot uids the bot shares the worker's uid: allow what already runs plus the limit.
             nproc = tasks_of_uid(os.getuid()) + limits.processes
-        return launcher.spawn(plan, runtime, slot, group, nproc)
+        return launcher.spawn(
+            plan, runtime, slot, group, nproc, ahead=ahead and group is not None, cpu_seconds=cpu_seconds
+        )
     except (OSError, CgroupError) as exc:
         if slot is not None:
             slot.release()
@@ -301,14 +315,18 @@ def _slot_and_group(plan: command.LaunchPlan, limits: SandboxLimits, *, wait_s: 
     raise NoFreeSlotError(f"every sandbox slot from uid {limits.first_uid} is held back or busy")
 
 
-def _warm_launcher(plan: command.LaunchPlan, runtime: Path, limits: SandboxLimits) -> warm.Launcher | None:
-    """A launcher for later, in a slot free right now (None when there is none)."""
+def _warm_launcher(
+    plan: command.LaunchPlan, runtime: Path, limits: SandboxLimits, ahead: bool, cpu_seconds: int
+) -> warm.Launcher | None:
+    """A launcher for later, in a slot free right now (None when there is none); ``ahead``: its sandbox built."""
     try:
         slot, group = _slot_and_group(plan, limits, wait_s=0)
     except NoFreeSlotError:
         return None
     try:
-        return launcher.spawn(plan, runtime, slot, group, None)
+        return launcher.spawn(
+            plan, runtime, slot, group, None, ahead=ahead and group is not None, cpu_seconds=cpu_seconds
+        )
     except BaseException:
         slot.release()
         raise

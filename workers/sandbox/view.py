@@ -136,3 +136,13 @@ def make_view(view: Path, contents: ViewContents, bot: Footprint) -> Path:
         finally:
             os.close(fd)
     return view / "bot"
+
+
+def resize_view(view: Path, contents: ViewContents, bot: Footprint) -> None:
+    """Size a view made by :func:`make_view` before its bot was known for ``contents`` and ``bot``.
+
+    A sandbox built ahead (``workers.sandbox.warm``) binds the view's empty ``bot`` directory;
+    the copy written into it afterwards shows in the sandbox, within the new size.
+    """
+    need = contents.footprint + bot
+    mounts.resize_tmpfs(view, need.size + _SLACK_BYTES, need.inodes + _SLACK_INODES)

@@ -3,8 +3,13 @@
 Moving a process into a control group first waits for an RCU grace period
 (10 ms and more on a busy machine).  A worker process therefore keeps a few
 launchers (``ARBITER_SANDBOX_WARM``) already started and moved into their
-slots' groups, waiting at their gate; starting a bot then only writes its
-launch file and opens the gate.  A background thread tops the pool up after
+slots' groups.  Where the worker mounts each bot's file systems itself (root,
+as in production), a waiting launcher has gone further: its whole sandbox is
+built (mounts, namespaces, uid, seccomp filter) and a shell inside it waits
+for the bot's command (``workers.sandbox.command.INNER_GATE``); starting a bot
+then copies it into the view, sets its CPU limits and opens that gate, which
+is about what starting a bare process costs.  Elsewhere it waits at the
+outer gate, and starting a bot writes its launch file and opens that.  A background thread tops the pool up after
 each bot taken from it, taking only slots that are free at that moment, so a
 busy pool is never made to wait for it.
 
@@ -24,8 +29,9 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
 
+from workers.sandbox import mounts
 from workers.sandbox.group import SlotGroup
-from workers.sandbox.slots import Slot
+from workers.sandbox.slots import Slot, children_of, quarantine
 
 log = logging.getLogger(__name__)
 
@@ -40,9 +46,17 @@ class Launcher:
     workdir: Path
     args_fd: int | None  # bubblewrap's options go here (a memfd the launcher has too)
     seccomp_fd: int | None = None  # the filter's descriptor number in the launcher (ours is closed)
+    ahead: bool = False  # its sandbox is built and waits at the inner gate (``workers.sandbox.command``)
+    cpu_seconds: int | None = None  # built ahead: the CPU limit its rlimits were set for
 
     def close(self) -> None:
-        """End a launcher that will not be used: close its gate (it exits), empty its group, free its slot."""
+        """End a launcher that will not be used: close its gate (it exits), empty its group, free its slot.
+
+        A sandbox built ahead has an init of its own, which becomes this worker's child (a
+        subreaper) if bubblewrap goes first: it is reaped here, and a slot whose group does
+        not empty is held back until it does, never given back with something still in it.
+        """
+        inner = children_of(self.popen.pid) if self.ahead else []
         for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
             with contextlib.suppress(OSError):
                 if stream is not None:
@@ -56,11 +70,28 @@ class Launcher:
         except subprocess.TimeoutExpired:
             self.popen.kill()
             self.popen.wait()
+        emptied = True
         if self.group is not None:
-            self.group.wait_empty(5.0)
+
+            def reap(_killed: list[int]) -> None:
+                for pid in list(inner):
+                    try:
+                        if os.waitpid(pid, os.WNOHANG)[0] != pid:
+                            continue
+                    except ChildProcessError:
+                        pass
+                    inner.remove(pid)
+
+            emptied = self.group.wait_empty(5.0, reap, lambda: list(inner))
+        if self.ahead:  # its /tmp, /dev/shm and view were mounted when it was started
+            for name in mounts.SLOT_MOUNTS:
+                mounts.unmount(self.workdir / name)
         if self.slot is not None:
-            self.slot.release()
-            self.slot = None
+            slot, group, self.slot = self.slot, self.group, None
+            if emptied or group is None:
+                slot.release()
+            else:
+                quarantine(slot, group.empty)
 
 
 _lock = threading.Lock()
