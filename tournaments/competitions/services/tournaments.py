@@ -8,7 +8,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
 
 from engines import get_engine
 from tournaments.bots.models import Bot, BotVersion
@@ -20,6 +20,7 @@ from tournaments.competitions.services.limits import (
     round_robin_check,
     round_robin_fit,
     round_robin_shape_check,
+    swiss_fit,
     tournament_rate_check,
 )
 from tournaments.competitions.tasks import tournament_fill
@@ -116,8 +117,9 @@ def tournament_create(
     all_active: bool = False,
     schedule: Any = None,
     version_ids: Sequence[int] = (),
+    rounds: int = 0,
 ) -> Tournament:
-    """A DRAFT round robin between the current versions of ``bot_ids``.
+    """A DRAFT round robin (or Swiss of ``rounds`` rounds; 0: from the field) of the current versions of ``bot_ids``.
 
     ``version_ids`` pins some participants to other versions of their bots.
     With ``all_active`` the participants are instead every active bot of the
@@ -138,6 +140,7 @@ def tournament_create(
         games_per_pairing=games_per_pairing,
         bot_ids=bot_ids,
         all_active=all_active,
+        rounds=rounds,
     )
     if schedule is None:
         tournament_rate_check(owner=owner)
@@ -159,6 +162,7 @@ def tournament_create(
             start_at=start_at,
             all_active=all_active,
             schedule=schedule,
+            rounds=rounds,
         )
         Participant.objects.bulk_create(
             [Participant(tournament=tournament, bot_version_id=v, number=i) for i, v in enumerate(versions)]
@@ -178,9 +182,14 @@ def _participants_fill_all_active(*, tournament: Tournament) -> int:
     current = versions_current(bot_ids=bots.values_list("id", flat=True))
     versions = [current[bot_id] for bot_id in sorted(current)]
     teams = len(get_engine(tournament.game_id).teams(tournament.seats, tournament.options))
-    fit = round_robin_fit(
-        available=len(versions), teams=teams, games_per_pairing=tournament.games_per_pairing, legs=_legs(tournament)
-    )
+    if tournament.format == Tournament.Format.SWISS:
+        fit = swiss_fit(
+            available=len(versions), rounds=tournament.rounds, games_per_pairing=tournament.games_per_pairing
+        )
+    else:
+        fit = round_robin_fit(
+            available=len(versions), teams=teams, games_per_pairing=tournament.games_per_pairing, legs=_legs(tournament)
+        )
     if len(versions) > fit:
         # The limits on participants and matches decide how many enter: the lowest bot ids.
         logger.warning("tournament %s: %d active bots, entering the first %d", tournament.pk, len(versions), fit)
@@ -204,6 +213,12 @@ def _matches_schedule(*, tournament: Tournament) -> tuple[list[int], int]:
     batches (services/filling.py), so the starting request stays short.
     Call inside the transaction that starts the tournament.
     """
+    if tournament.format == Tournament.Format.SWISS:
+        # rounds.py builds on this module, so it is imported where it is needed.
+        from tournaments.competitions.services.rounds import swiss_start
+
+        ids = swiss_start(tournament=tournament)
+        return ids, len(ids)
     teams = get_engine(tournament.game_id).teams(tournament.seats, tournament.options)
     size = round_robin_check(
         participants=tournament.entries.count(),
@@ -233,7 +248,21 @@ def tournament_matches_insert(*, tournament: Tournament, start: int, stop: int) 
         games_per_group=tournament.games_per_pairing,
         legs=_legs(tournament),
     )
-    config = MatchConfig(
+    config = tournament_match_config(tournament=tournament, teams=teams)
+    lineups = [
+        Lineup(
+            versions=tuple(versions[p] for p in plan[index]),
+            seed=seed_draw(),
+            index=index,
+        )
+        for index in range(start, min(stop, len(plan)))
+    ]
+    return matches_create(config=config, lineups=lineups)
+
+
+def tournament_match_config(*, tournament: Tournament, teams: list[list[int]]) -> MatchConfig:
+    """What every match of the tournament shares, whatever its format."""
+    return MatchConfig(
         kind=Match.Kind.TOURNAMENT,
         tournament_id=tournament.pk,
         game_id=tournament.game_id,
@@ -247,15 +276,6 @@ def tournament_matches_insert(*, tournament: Tournament, start: int, stop: int) 
         owner_id=tournament.owner_id,
         priority=tournament.priority,
     )
-    lineups = [
-        Lineup(
-            versions=tuple(versions[p] for p in plan[index]),
-            seed=seed_draw(),
-            index=index,
-        )
-        for index in range(start, min(stop, len(plan)))
-    ]
-    return matches_create(config=config, lineups=lineups)
 
 
 def _participants_recheck(*, tournament: Tournament) -> list[str]:
@@ -375,9 +395,10 @@ def tournament_finish_if_done(*, tournament_id: int) -> None:
     planned = Tournament.objects.filter(pk=tournament_id).values_list("planned", flat=True).first() or 0
     if matches.count() < planned:
         return  # the rest of a big round robin is still being inserted
-    Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.RUNNING).update(
-        status=Tournament.Status.FINISHED, finished=db_now()
-    )
+    # A tournament played in rounds is not over before its last round (services/rounds.py).
+    Tournament.objects.filter(
+        pk=tournament_id, status=Tournament.Status.RUNNING, current_round__gte=F("rounds")
+    ).update(status=Tournament.Status.FINISHED, finished=db_now())
 
 
 def tournament_match_requeued(match: Match) -> None:
