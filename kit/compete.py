@@ -86,7 +86,8 @@ def _standings_show(table: dict[str, Any]) -> None:
 
 
 def tournament_run(args: argparse.Namespace) -> int:
-    """``arbiter tournament``: create and start a round robin among the named bots (or show one), then watch it."""
+    """``arbiter tournament``: create and start a round robin or Swiss among the named bots (or show one), then
+    watch it."""
     login = client.login_load()
     if args.show is not None:
         tournament = client.tournament_get(login=login, tournament_id=args.show)
@@ -101,6 +102,7 @@ def tournament_run(args: argparse.Namespace) -> int:
             "participants": [b["id"] for b in bots],
             "format": args.format,
             "games_per_pairing": args.games_per_pairing,
+            **({"rounds": args.rounds} if args.rounds else {}),
             "rated": not args.unrated,
             "start": True,
             **_clocks(args),
@@ -171,12 +173,19 @@ def _watching(parser: argparse.ArgumentParser) -> None:
 def parsers_add(sub: Any) -> None:
     """Add the ``tournament`` and ``challenge`` commands to ``arbiter``'s sub-parsers."""
     tournament = sub.add_parser(
-        "tournament", help="a round robin on the server among chosen bots (yours and others' public ones), watched"
+        "tournament",
+        help="a round robin or Swiss on the server among chosen bots (yours and others' public ones), watched",
     )
     tournament.add_argument("bots", nargs="*", metavar="BOT", help="a bot's id, owner/name, or the name of your bot")
     tournament.add_argument("--game", help="game id (default: the bots' game)")
     tournament.add_argument("--name", help="the tournament's name (default: the bots' names)")
-    tournament.add_argument("--format", choices=("single", "double"), default="single", help="default single")
+    tournament.add_argument(
+        "--format",
+        choices=("single", "double", "swiss"),
+        default="single",
+        help="a round robin (default single) or swiss",
+    )
+    tournament.add_argument("--rounds", type=int, default=0, help="swiss: rounds to play (default: ceil(log2(bots)))")
     tournament.add_argument("--games-per-pairing", type=int, default=2, help="default 2")
     tournament.add_argument("--unrated", action="store_true", help="leave the ratings alone")
     _watching(tournament)

@@ -47,6 +47,11 @@ urlpatterns = [
     ),
     path("tournaments/<int:tournament_id>/los/", tournaments.TournamentLosApi.as_view(), name="api-tournament-los"),
     path(
+        "tournaments/<int:tournament_id>/rounds/",
+        tournaments.TournamentRoundsApi.as_view(),
+        name="api-tournament-rounds",
+    ),
+    path(
         "tournaments/<int:tournament_id>/crosstable/",
         tournaments.TournamentCrosstableApi.as_view(),
         name="api-tournament-crosstable",

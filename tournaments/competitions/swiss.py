@@ -75,6 +75,12 @@ def swiss_rounds_most(players: int) -> int:
     return max(1, players // 2)
 
 
+def swiss_size(*, participants: int, rounds: int, games_per_pairing: int) -> int:
+    """The most matches a Swiss plans: a pairing per two players a round (``rounds`` 0: the default)."""
+    rounds = rounds or swiss_rounds_default(participants)
+    return rounds * (participants // 2) * games_per_pairing
+
+
 # Steps of the seat-balanced pass before it gives up for the unrestricted one.
 _STRICT_STEPS_PER_PLAYER = 50
 # Bye candidates the seat-balanced pass tries (the unrestricted pass tries them all).

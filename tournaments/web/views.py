@@ -19,6 +19,7 @@ from rest_framework.utils.encoders import JSONEncoder
 from engines import UnknownEngineError, get_engine
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.selectors.performance import tournament_los_matrix
+from tournaments.competitions.selectors.rounds import tournament_rounds
 from tournaments.competitions.selectors.standings import tournament_progress, tournament_table
 from tournaments.competitions.selectors.tournaments import tournament_get, tournament_list
 from tournaments.games.models import Game
@@ -221,8 +222,12 @@ def _tournament_context(tournament: Tournament, user: Any) -> dict[str, Any]:
         if progress["running"]
         else []
     )
+    swiss = tournament.format == Tournament.Format.SWISS
     return {
         "tournament": tournament,
+        # A Swiss shows its rounds instead of a crosstable (a big field meets a few opponents each).
+        "swiss": swiss,
+        "rounds": list(reversed(tournament_rounds(tournament=tournament))) if swiss else [],
         "progress": progress,
         "done": done,
         # Matches done or under way: the live script compares it with the API's progress.

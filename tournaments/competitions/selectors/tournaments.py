@@ -11,6 +11,7 @@ from engines import get_engine
 from tournaments.bots.models import Bot
 from tournaments.bots.selectors import bots_private_to_others
 from tournaments.competitions.models import Participant, Tournament
+from tournaments.competitions.swiss import swiss_size
 from tournaments.games.config import game_config_check
 
 
@@ -82,9 +83,13 @@ def round_robin_match_count(
     participants: int,
     format: str,
     games_per_pairing: int,
+    rounds: int = 0,
 ) -> int:
-    """How many matches a round robin with these settings plays (ServiceError for settings the game refuses)."""
+    """How many matches a round robin with these settings plays, or a Swiss at most (ServiceError for settings
+    the game refuses)."""
     config = game_config_check(engine=get_engine(game_id), seats=seats, options=options)
+    if format == Tournament.Format.SWISS:
+        return swiss_size(participants=participants, rounds=rounds, games_per_pairing=games_per_pairing)
     legs = 2 if format == Tournament.Format.DOUBLE else 1
     # Every group of distinct participants, one per team, plays games_per_pairing games per leg
     # (plans.round_robin_plan), counted here without listing the groups.

@@ -14,7 +14,7 @@ from django.conf import settings
 
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.plans import round_robin_size
-from tournaments.competitions.swiss import swiss_rounds_default, swiss_rounds_most
+from tournaments.competitions.swiss import swiss_rounds_most, swiss_size
 from tournaments.dbclock import db_now
 from tournaments.errors import LimitError, ServiceError
 from tournaments.matches.models import Match
@@ -85,12 +85,6 @@ def round_robin_shape_check(
         return
     legs = 2 if format == Tournament.Format.DOUBLE else 1
     round_robin_check(participants=len(bot_ids), teams=teams, games_per_pairing=games_per_pairing, legs=legs)
-
-
-def swiss_size(*, participants: int, rounds: int, games_per_pairing: int) -> int:
-    """The most matches a Swiss of this shape plans: a pairing per two players a round (``rounds`` 0: the default)."""
-    rounds = rounds or swiss_rounds_default(participants)
-    return rounds * (participants // 2) * games_per_pairing
 
 
 def swiss_check(*, participants: int, rounds: int, games_per_pairing: int) -> int:
