@@ -205,16 +205,22 @@ def _tournament_context(tournament: Tournament, user: Any) -> dict[str, Any]:
     total = progress["total"]
     table = tournament_table(tournament=tournament)
     standings, crosstable = table["standings"], table["crosstable"]
-    cross_rows = [
-        {
-            "name": p["bot_name"],
-            "version": p["version"],
-            "bot": p["bot"],
-            "place": n,
-            "cells": _cells_html(row["cells"]),
-        }
-        for n, (p, row) in enumerate(zip(crosstable["participants"], crosstable["rows"], strict=True), start=1)
-    ]
+    swiss = tournament.format == Tournament.Format.SWISS
+    # A Swiss shows its rounds instead of a crosstable (a big field meets a few opponents each).
+    cross_rows = (
+        []
+        if swiss
+        else [
+            {
+                "name": p["bot_name"],
+                "version": p["version"],
+                "bot": p["bot"],
+                "place": n,
+                "cells": _cells_html(row["cells"]),
+            }
+            for n, (p, row) in enumerate(zip(crosstable["participants"], crosstable["rows"], strict=True), start=1)
+        ]
+    )
     recent = match_rows(match_list(user=user, tournament_id=tournament.id)[:RECENT_MATCHES])
     # The matches being played, each a link to its live board (none to look for once nothing runs).
     running = (
@@ -222,10 +228,8 @@ def _tournament_context(tournament: Tournament, user: Any) -> dict[str, Any]:
         if progress["running"]
         else []
     )
-    swiss = tournament.format == Tournament.Format.SWISS
     return {
         "tournament": tournament,
-        # A Swiss shows its rounds instead of a crosstable (a big field meets a few opponents each).
         "swiss": swiss,
         "rounds": list(reversed(tournament_rounds(tournament=tournament))) if swiss else [],
         "progress": progress,

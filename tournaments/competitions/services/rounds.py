@@ -160,6 +160,14 @@ def tournament_round_match_ended(match: Match) -> None:
         logger.exception("tournament %s: the next round was not planned; the sweep will", match.tournament_id)
 
 
+def tournament_after_cancelled(*, tournament_id: int) -> None:
+    """Some of the tournament's matches were cancelled outside a recording: the next Swiss round, or the finish."""
+    if Tournament.objects.filter(pk=tournament_id, format__in=list(ROUND_FORMATS)).exists():
+        tournament_round_next(tournament_id=tournament_id)
+    else:
+        tournament_finish_if_done(tournament_id=tournament_id)
+
+
 def tournaments_rounds_advance() -> list[int]:
     """The beat's sweep: plan the next round of every running tournament whose round is over; their ids."""
     running = Tournament.objects.filter(status=Tournament.Status.RUNNING, format__in=list(ROUND_FORMATS))
