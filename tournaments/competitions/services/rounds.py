@@ -23,7 +23,7 @@ from django.db.models import F, Max
 
 from engines import get_engine
 from tournaments.competitions.models import Participant, Tournament, TournamentRound
-from tournaments.competitions.selectors.rounds import ROUND_FORMATS, round_open, swiss_field
+from tournaments.competitions.selectors.rounds import OPEN, ROUND_FORMATS, round_open, swiss_field
 from tournaments.competitions.services.limits import queue_check
 from tournaments.competitions.services.tournaments import (
     tournament_finish_if_done,
@@ -145,9 +145,15 @@ def tournament_round_match_ended(match: Match) -> None:
     """The tournament kind's ``ended`` hook: the next round once this round is over, else the round robin's finish.
 
     Runs inside the recording transaction.  The plan runs in a savepoint: if it
-    fails, the result is still recorded and the sweep plans the round.
+    fails, the result is still recorded and the sweep plans the round.  While
+    any match of the tournament is queued or running, neither a round robin nor
+    a Swiss round is over (a Swiss's open matches are its current round's, or a
+    re-run of an earlier one, whose own end plans the round): that one
+    statement is all most recordings cost here.
     """
     if match.tournament_id is None:
+        return
+    if Match.objects.filter(tournament_id=match.tournament_id, status__in=OPEN).exists():
         return
     format = Tournament.objects.filter(pk=match.tournament_id).values_list("format", flat=True).first()
     if format not in ROUND_FORMATS:
