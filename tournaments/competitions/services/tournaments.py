@@ -8,7 +8,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
 
 from engines import get_engine
 from tournaments.bots.models import Bot
@@ -28,6 +28,7 @@ from tournaments.competitions.services.limits import (
     round_robin_check,
     round_robin_fit,
     round_robin_shape_check,
+    swiss_fit,
     tournament_rate_check,
 )
 from tournaments.competitions.tasks import tournament_fill
@@ -64,8 +65,9 @@ def tournament_create(
     schedule: Any = None,
     version_ids: Sequence[int] = (),
     challenger_id: int | None = None,
+    rounds: int = 0,
 ) -> Tournament:
-    """A DRAFT round robin between the current versions of ``bot_ids``.
+    """A DRAFT round robin (or Swiss of ``rounds`` rounds; 0: from the field) of the current versions of ``bot_ids``.
 
     ``version_ids`` pins some participants to other versions of their bots.
     With ``all_active`` the participants are instead every active bot of the
@@ -87,6 +89,8 @@ def tournament_create(
     seats, options, pool, teams = config.seats, config.options, config.pool, config.teams
     clock_check(Clock(move_ms=move_ms, game_ms=game_ms, startup_ms=startup_ms))
     if gauntlet:
+        if rounds:
+            raise ServiceError("Only a Swiss tournament has rounds.", fields={"rounds": ["not a Swiss"]})
         gauntlet_shape_check(
             challenger_id=challenger_id, bot_ids=bot_ids, games_per_pairing=games_per_pairing, all_active=all_active
         )
@@ -100,6 +104,7 @@ def tournament_create(
             games_per_pairing=games_per_pairing,
             bot_ids=bot_ids,
             all_active=all_active,
+            rounds=rounds,
         )
     if schedule is None:
         tournament_rate_check(owner=owner)
@@ -123,6 +128,7 @@ def tournament_create(
             schedule=schedule,
             # The challenger is entered first: participant number 0.
             challenger_id=versions[0] if gauntlet else None,
+            rounds=rounds,
         )
         Participant.objects.bulk_create(
             [Participant(tournament=tournament, bot_version_id=v, number=i) for i, v in enumerate(versions)]
@@ -144,9 +150,14 @@ def _participants_fill_all_active(*, tournament: Tournament) -> int:
     current = versions_current(bot_ids=bots.values_list("id", flat=True))
     versions = [current[bot_id] for bot_id in sorted(current)]
     teams = len(get_engine(tournament.game_id).teams(tournament.seats, tournament.options))
-    fit = round_robin_fit(
-        available=len(versions), teams=teams, games_per_pairing=tournament.games_per_pairing, legs=_legs(tournament)
-    )
+    if tournament.format == Tournament.Format.SWISS:
+        fit = swiss_fit(
+            available=len(versions), rounds=tournament.rounds, games_per_pairing=tournament.games_per_pairing
+        )
+    else:
+        fit = round_robin_fit(
+            available=len(versions), teams=teams, games_per_pairing=tournament.games_per_pairing, legs=_legs(tournament)
+        )
     if len(versions) > fit:
         # The limits on participants and matches decide how many enter: the lowest bot ids.
         logger.warning("tournament %s: %d active bots, entering the first %d", tournament.pk, len(versions), fit)
@@ -170,6 +181,12 @@ def _matches_schedule(*, tournament: Tournament) -> tuple[list[int], int]:
     batches (services/filling.py), so the starting request stays short.
     Call inside the transaction that starts the tournament.
     """
+    if tournament.format == Tournament.Format.SWISS:
+        # rounds.py builds on this module, so it is imported where it is needed.
+        from tournaments.competitions.services.rounds import swiss_start
+
+        ids = swiss_start(tournament=tournament)
+        return ids, len(ids)
     teams = get_engine(tournament.game_id).teams(tournament.seats, tournament.options)
     if tournament.format == Tournament.Format.GAUNTLET:
         entries = list(tournament.entries.values_list("bot_version_id", flat=True))
@@ -197,7 +214,13 @@ def tournament_matches_insert(*, tournament: Tournament, start: int, stop: int) 
     """
     teams = get_engine(tournament.game_id).teams(tournament.seats, tournament.options)
     versions = list(tournament.entries.order_by("number").values_list("bot_version_id", flat=True))
-    config = MatchConfig(
+    config = tournament_match_config(tournament=tournament, teams=teams)
+    return matches_create(config=config, lineups=_lineups(tournament, versions, len(teams), start, stop))
+
+
+def tournament_match_config(*, tournament: Tournament, teams: list[list[int]]) -> MatchConfig:
+    """What every match of the tournament shares, whatever its format."""
+    return MatchConfig(
         kind=Match.Kind.TOURNAMENT,
         tournament_id=tournament.pk,
         game_id=tournament.game_id,
@@ -211,7 +234,6 @@ def tournament_matches_insert(*, tournament: Tournament, start: int, stop: int) 
         owner_id=tournament.owner_id,
         priority=tournament.priority,
     )
-    return matches_create(config=config, lineups=_lineups(tournament, versions, len(teams), start, stop))
 
 
 def _lineups(tournament: Tournament, versions: list[int], teams: int, start: int, stop: int) -> list[Lineup]:
@@ -343,9 +365,10 @@ def tournament_finish_if_done(*, tournament_id: int) -> None:
     planned = Tournament.objects.filter(pk=tournament_id).values_list("planned", flat=True).first() or 0
     if matches.count() < planned:
         return  # the rest of a big round robin is still being inserted
-    Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.RUNNING).update(
-        status=Tournament.Status.FINISHED, finished=db_now()
-    )
+    # A tournament played in rounds is not over before its last round (services/rounds.py).
+    Tournament.objects.filter(
+        pk=tournament_id, status=Tournament.Status.RUNNING, current_round__gte=F("rounds")
+    ).update(status=Tournament.Status.FINISHED, finished=db_now())
 
 
 def tournament_match_requeued(match: Match) -> None:
