@@ -21,7 +21,7 @@ class CompetitionsConfig(AppConfig):
         match_kind_register(
             Match.Kind.TOURNAMENT,
             KindHooks(
-                ended=tournaments.tournament_match_ended,
+                tallied=tournaments.tournament_matches_ended,
                 committed=performance.performance_match_recorded,
                 requeued=tournaments.tournament_match_requeued,
             ),

@@ -42,6 +42,7 @@ when their apps start (``ratings/apps.py``; ``competitions/apps.py``, per
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -56,6 +57,7 @@ from tournaments.dbclock import db_now
 from tournaments.matches.bulk import rows_insert
 from tournaments.matches.hooks import match_ratings
 from tournaments.matches.models import Match, MatchSeat
+from tournaments.matches.tally import tally_add
 from tournaments.matches.tasks import matches_wake_task, run_next
 from workers.match import Clock
 
@@ -218,6 +220,16 @@ def matches_cancel(*, matches: QuerySet[Match], at: datetime | None = None) -> i
     no competition row at all (a recording locks its match, then the row).
     ``at``: the finish time to stamp (default: the database's now).
     """
-    return matches.filter(status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).update(
-        status=Match.Status.CANCELLED, finished_at=at if at is not None else db_now()
-    )
+    # Locked first (a match being recorded is waited for, then left alone) so that each
+    # tournament's count of ended matches (matches.tally) gets exactly those cancelled here.
+    open_ = matches.filter(status__in=[Match.Status.QUEUED, Match.Status.RUNNING])
+    with transaction.atomic():
+        # A dict: a filter through the seats may name a match once per seat.
+        rows = dict(open_.select_for_update(of=("self",)).values_list("id", "tournament_id"))
+        if not rows:
+            return 0
+        Match.objects.filter(id__in=list(rows)).update(
+            status=Match.Status.CANCELLED, finished_at=at if at is not None else db_now()
+        )
+        tally_add(counts=Counter(rows.values()))
+    return len(rows)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.db.models import Q
 
 from engines import get_engine
@@ -357,14 +357,39 @@ def tournament_priority_set(*, tournament: Tournament, user: Any, priority: int)
     return tournament
 
 
-def tournament_match_ended(match: Match) -> None:
-    """A tournament match ended: mark the tournament FINISHED when none of its matches is queued or running.
+def tournament_matches_ended(match: Match, ended: int) -> None:
+    """The record path's finish detection: ``ended`` of the match's tournament's matches have ended.
 
-    Runs in the match's recording transaction, which holds the tournament's
-    row lock, so two last matches finishing at once cannot both miss each other.
+    Called last in the transaction that recorded (or errored for good) one of
+    its matches, holding the tournament's count of ended matches
+    (``matches.tally``), not the tournament's row.  Below the plan it reads
+    only the plan; at the plan, the tournament is finished once no match is
+    queued or running.  Finishing takes the tournament's row without waiting: a cancel
+    or withdrawal holding it may be waiting for this very match, so then the
+    check runs again, in the usual order, once this commits.
     """
-    if match.tournament_id is not None:
-        tournament_finish_if_done(tournament_id=match.tournament_id)
+    tournament_id = match.tournament_id
+    if tournament_id is None:
+        return
+    planned = Tournament.objects.filter(pk=tournament_id).values_list("planned", flat=True).first() or 0
+    if ended < planned:
+        return
+    try:
+        with transaction.atomic():
+            held = Tournament.objects.select_for_update(nowait=True).filter(pk=tournament_id).exists()
+    except DatabaseError:  # another transaction holds the row (it may be waiting for this match)
+        held = False
+    if held:
+        tournament_finish_if_done(tournament_id=tournament_id)
+    else:
+        transaction.on_commit(lambda: _finish_later(tournament_id), robust=True)
+
+
+def _finish_later(tournament_id: int) -> None:
+    """The finish check in its own transaction, the tournament's row first (as a cancel takes it)."""
+    with transaction.atomic():
+        if Tournament.objects.select_for_update().filter(pk=tournament_id).exists():
+            tournament_finish_if_done(tournament_id=tournament_id)
 
 
 def tournament_finish_if_done(*, tournament_id: int) -> None:
