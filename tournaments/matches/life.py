@@ -24,14 +24,18 @@ sweeper and the dispatcher, which recover lost work, are ``matches.recovery``.
 The consequences of a match that ended (finished, or errored for good), in
 this order (``matches.record``):
 
-1. its competition's ``ended`` hook, in the recording transaction: the
-   tournament may be finished, the version test recounted and topped up;
-2. its rating changes, for a rated result: the match is recorded pending and
-   the pool's applier is tried at the end of the recording transaction
-   without waiting; when another run holds the pool, the applier task is
-   asked for after commit (``ratings/applier.py``), so no worker waits for
-   another's rating rows;
-3. after commit, the competition's ``committed`` hook: the tournament's
+1. its rating changes, for a rated result: the match is recorded pending and
+   the pool's applier is tried in the recording transaction without
+   waiting; when another run holds the pool, the applier task is asked for
+   after commit (``ratings/applier.py``), so no worker waits for another's
+   rating rows;
+2. its competition's ``ended`` hook, in the recording transaction: the
+   version test recounted and topped up;
+3. last in that transaction, a tournament match adds one to its
+   tournament's count of ended matches (``matches.tally``) and the
+   competition's ``tallied`` hook compares it with the plan: the tournament
+   may be finished (no tournament row is locked to record a match);
+4. after commit, the competition's ``committed`` hook: the tournament's
    performance table is asked for a refit, the ladder tops itself up.
 
 Ratings and competitions sit above matches, so they register their hooks
