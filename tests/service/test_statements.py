@@ -48,6 +48,7 @@ CONTROL = {"BEGIN", "COMMIT", "SAVEPOINT", "RELEASE", "ROLLBACK"}
 # The same against the live set's PostgreSQL, from a shell: the statements as JSON.
 PG_COUNT = """
 import json
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -57,6 +58,7 @@ from tournaments.competitions.services.tournaments import tournament_create, tou
 from tournaments.games.services import game_sync
 from tournaments.matches import tasks
 game_sync()
+settings.ARBITER_RUN_LOOP_S = 0  # one match per call, as a message per match runs it
 package = (REFERENCE_BOTS / "random_bot.py").read_bytes()
 owners = [get_user_model().objects.create_user(username=n, password=n + "-pass-1") for n in ("ann", "ben")]
 bots = [bot_create(owner=o, game_id="gamesup", name="b" + o.username, package=package,
