@@ -38,7 +38,7 @@ def three(user: Any, other: Any, make_bot: Any) -> Tournament:
 @needs_sandbox
 def test_one_message_plays_every_queued_match_and_each_counts_once(three: Tournament, settings: Any) -> None:
     settings.ARBITER_RUN_LOOP_S = 600.0
-    assert tasks.run_next() == "nothing queued"  # it went on until the queue was empty
+    assert tasks.run_next() == "3 finished, 1 nothing queued"  # it went on until the queue was empty
     matches = list(three.matches.values_list("status", "attempt"))
     assert matches == [(Match.Status.FINISHED, 1)] * 3
     three.refresh_from_db()

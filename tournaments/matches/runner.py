@@ -13,6 +13,7 @@ import logging
 import signal
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
@@ -255,23 +256,27 @@ _LOOP_ON = {"finished", "dropped", "cancelled"}
 
 
 def match_run_loop(*, worker: str, seconds: float) -> str:
-    """Run the next queued match, then the next ones while any is queued, for up to ``seconds``; the last outcome.
+    """Run the next queued match, then the next ones while any is queued, for up to ``seconds``.
 
-    Each claim is the fair pick of its moment (matches/queue.py), as a new
-    message's would be.  The messages of the matches played here stay in the
-    queue; a worker that takes one later finds the next queued match or
-    nothing.  Raises WorkerUnfitError only before the first claim; a later
-    failure of the worker or the database ends the loop, with the match it
-    holds dealt with as in one run.
+    Returns the one run's outcome (``match_run_next``), or, after several,
+    how many ended in each outcome ("3 finished, 1 nothing queued") for the
+    task's log.  Each claim is the fair pick of its moment (matches/queue.py),
+    as a new message's would be.  The messages of the matches played here
+    stay in the queue; a worker that takes one later finds the next queued
+    match or nothing.  Raises WorkerUnfitError only before the first claim; a
+    later failure of the worker or the database ends the loop, with the
+    match it holds dealt with as in one run.
     """
-    outcome = match_run_next(worker=worker)
+    outcomes = [match_run_next(worker=worker)]
     deadline = time.monotonic() + seconds
-    while outcome in _LOOP_ON and time.monotonic() < deadline:
+    while outcomes[-1] in _LOOP_ON and time.monotonic() < deadline:
         # What the task's prerun does before each message: a connection that broke is replaced.
         close_old_connections()
         try:
-            outcome = match_run_next(worker=worker)
+            outcomes.append(match_run_next(worker=worker))
         except (WorkerUnfitError, OperationalError, InterfaceError) as exc:
             logger.warning("worker %s stops taking matches in this task: %s", worker, exc)
-            return "stopped"
-    return outcome
+            outcomes.append("stopped")
+    if len(outcomes) == 1:
+        return outcomes[0]
+    return ", ".join(f"{n} {outcome}" for outcome, n in Counter(outcomes).items())
