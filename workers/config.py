@@ -206,6 +206,9 @@ _add("ARBITER_BROKER_RETRIES", "int", 0, "Times a worker tries again to reach a 
      "then every 30 s) before it exits; 0: it never gives up.", _G, minimum=0)  # fmt: skip
 _add("ARBITER_RESULT_RETRY_S", "float", 600.0, "Seconds a worker keeps trying to record a match it played while "
      "the database is unreachable (with backoff) before it gives the result up.", _G, minimum=0)  # fmt: skip
+_add("ARBITER_RUN_LOOP_S", "float", 5.0, "Seconds a worker process goes on claiming the next queued match inside "
+     "one run_next task, with no broker round trip between matches (each claim is still the fair pick); 0: one match "
+     "per task.", _G, minimum=0)  # fmt: skip
 _add("ARBITER_WORKER_MIN_FREE_MB", "int", 64, "A worker takes matches only while its temp dirs have this much free "
      "space (MiB).", _G, minimum=0)  # fmt: skip
 _add("ARBITER_WORKER_CHECK_EVERY_S", "float", 30.0, "Seconds a passing worker self-check (temp space, package cache, "

@@ -28,8 +28,8 @@ class CompetitionsConfig(AppConfig):
         match_kind_register(
             Match.Kind.TOURNAMENT,
             KindHooks(
-                # The round robin's finish, or (Swiss) the next round: rounds.py dispatches.
-                ended=rounds.tournament_round_match_ended,
+                # A round robin's finish, or a Swiss's next round: rounds.py dispatches.
+                tallied=rounds.tournament_matches_tallied,
                 committed=performance.performance_match_recorded,
                 requeued=tournaments.tournament_match_requeued,
             ),

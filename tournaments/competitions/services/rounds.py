@@ -8,8 +8,9 @@ or a worker and the beat's sweep, cannot both plan it; if that transaction
 fails, the claim goes with it and the sweep plans the round later.
 
 The next round is planned by the recording of the current round's last
-match (the tournament kind's ``ended`` hook, inside the recording
-transaction, in a savepoint so that a failed plan never loses the result),
+match (the tournament kind's ``tallied`` hook, when the tournament's count of
+ended matches reaches its plan, inside the recording transaction, in a
+savepoint so that a failed plan never loses the result),
 and by ``tournaments_rounds_advance``, the beat's sweep, in case the process
 that recorded that match died between its commit and the plan.
 """
@@ -28,7 +29,7 @@ from tournaments.competitions.services.limits import queue_check
 from tournaments.competitions.services.tournaments import (
     tournament_finish_if_done,
     tournament_match_config,
-    tournament_match_ended,
+    tournament_matches_ended,
 )
 from tournaments.competitions.swiss import SwissPairingError, swiss_pair, swiss_rounds_default, swiss_rounds_most
 from tournaments.matches.life import Lineup, matches_create, matches_enqueue
@@ -141,29 +142,23 @@ def tournament_round_next(*, tournament_id: int) -> int | None:
     return number
 
 
-def tournament_round_match_ended(match: Match) -> None:
-    """The tournament kind's ``ended`` hook: the next round once this round is over, else the round robin's finish.
+def tournament_matches_tallied(match: Match, ended: int) -> None:
+    """The tournament kind's ``tallied`` hook: at the plan, a round robin's finish or a Swiss's next round.
 
-    Runs inside the recording transaction.  The plan runs in a savepoint: if it
-    fails, the result is still recorded and the sweep plans the round.  While
-    any match of the tournament is queued or running, neither a round robin nor
-    a Swiss round is over (a Swiss's open matches are its current round's, or a
-    re-run of an earlier one, whose own end plans the round): that one
-    statement is all most recordings cost here.
+    Runs last in the recording transaction, holding the tournament's count of
+    ended matches (``tournament_matches_ended`` says when the plan is reached
+    and takes the tournament's row).  The round is planned in a savepoint: if
+    that fails, the result is still recorded and the beat's sweep plans it.
     """
-    if match.tournament_id is None:
-        return
-    if Match.objects.filter(tournament_id=match.tournament_id, status__in=OPEN).exists():
-        return
-    format = Tournament.objects.filter(pk=match.tournament_id).values_list("format", flat=True).first()
-    if format not in ROUND_FORMATS:
-        tournament_match_ended(match)
-        return
+    tournament_matches_ended(match, ended, in_rounds=_round_next_kept)
+
+
+def _round_next_kept(tournament_id: int) -> None:
     try:
         with transaction.atomic():
-            tournament_round_next(tournament_id=match.tournament_id)
+            tournament_round_next(tournament_id=tournament_id)
     except Exception:  # anything: the result must stand; the beat's sweep tries the round again
-        logger.exception("tournament %s: the next round was not planned; the sweep will", match.tournament_id)
+        logger.exception("tournament %s: the next round was not planned; the sweep will", tournament_id)
 
 
 def tournament_after_cancelled(*, tournament_id: int) -> None:
