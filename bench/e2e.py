@@ -216,7 +216,7 @@ def _profile_tasks(owner: Any, bot_ids: list[int], matches: int, queue: str) -> 
         "play_match": "referee: play the match",
         "match_record_result": "record result, seats, Elo, finish check",
         "ratings_apply_match": "  of which Elo (ratings_apply_match)",
-        "tournament_match_ended": "  of which finish check",
+        "tournament_matches_ended": "  of which finish check",
     }
     lines = [f"  where a match's time goes ({len(ids)} matches run by run_next in-process, {elapsed:.2f} s):"]
     for name, label in parts.items():

@@ -11,6 +11,7 @@ Sections, each in its own process (Django reads its settings once per process):
              on one shared round robin of 1,000 bots, through PgBouncer
 7. broker    the embedded broker: messages/s, and messages lost under concurrent producers
                                                             (baseline: kombu's own filesystem transport)
+8. swiss     a 1,000-bot Swiss round paired, first and late (baseline: sorting the field)
 
 and, when their files are there, ``bench.ratings_fit`` and ``bench.pages``.
 
@@ -45,6 +46,7 @@ FULL = {
     "http": ["bench.http_latency", "--clients", "20", "--seconds", "8", "--profile"],
     "scale": ["bench.scale", "--workers", "8", "--workers", "32", "--seconds", "10"],
     "broker": ["bench.broker"],
+    "swiss": ["bench.swiss"],
 }
 QUICK = {
     "engines": ["bench.engines", "--seconds", "0.1", "--game", "gamesup"],
@@ -54,6 +56,7 @@ QUICK = {
     "http": ["bench.http_latency", "--clients", "4", "--seconds", "1"],
     "scale": ["bench.scale", "--workers", "2", "--seconds", "1", "--bots", "20"],
     "broker": ["bench.broker", "--messages", "200", "--producers", "2", "--per-producer", "100", "--size", "1024"],
+    "swiss": ["bench.swiss", "--bots", "100", "--played", "3", "--rounds", "2"],
 }
 # Other engineers' benchmarks, run when they are there (no services needed).
 OPTIONAL = {

@@ -139,6 +139,7 @@ def _tournament_spec(args: argparse.Namespace, login: client.Login) -> tuple[dic
         "participants": [b["id"] for b in bots],
         "format": "gauntlet" if challenger else args.format,
         "games_per_pairing": args.games_per_pairing,
+        **({"rounds": args.rounds} if args.rounds else {}),
         "rated": not args.unrated,
         "all_active": bool(args.all_active),
         "start": True,
@@ -154,7 +155,7 @@ def _tournament_spec(args: argparse.Namespace, login: client.Login) -> tuple[dic
 
 
 def tournament_run(args: argparse.Namespace) -> int:
-    """``arbiter tournament``: create and start a round robin or a gauntlet (or show one), then watch it."""
+    """``arbiter tournament``: create and start a round robin, Swiss or gauntlet (or show one), then watch it."""
     login = client.login_load()
     if args.show is not None:
         tournament = client.tournament_get(login=login, tournament_id=args.show)
@@ -230,12 +231,18 @@ def parsers_add(sub: Any) -> None:
     """Add the ``tournament`` and ``challenge`` commands to ``arbiter``'s sub-parsers."""
     tournament = sub.add_parser(
         "tournament",
-        help="a round robin on the server among chosen bots (yours and others' public ones), or a gauntlet, watched",
+        help="a round robin, Swiss or gauntlet on the server among chosen bots (yours and others' public ones)",
     )
     tournament.add_argument("bots", nargs="*", metavar="BOT", help="a bot's id, owner/name, or the name of your bot")
     tournament.add_argument("--game", help="game id (default: the bots' game)")
     tournament.add_argument("--name", help="the tournament's name (default: the bots' names)")
-    tournament.add_argument("--format", choices=("single", "double"), default="single", help="default single")
+    tournament.add_argument(
+        "--format",
+        choices=("single", "double", "swiss"),
+        default="single",
+        help="a round robin (default single) or swiss",
+    )
+    tournament.add_argument("--rounds", type=int, default=0, help="swiss: rounds to play (default: ceil(log2(bots)))")
     tournament.add_argument("--games-per-pairing", type=int, default=2, help="default 2")
     tournament.add_argument("--unrated", action="store_true", help="leave the ratings alone")
     tournament.add_argument(

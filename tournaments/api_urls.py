@@ -52,6 +52,11 @@ urlpatterns = [
         name="api-tournament-gauntlet",
     ),
     path(
+        "tournaments/<int:tournament_id>/rounds/",
+        tournaments.TournamentRoundsApi.as_view(),
+        name="api-tournament-rounds",
+    ),
+    path(
         "tournaments/<int:tournament_id>/crosstable/",
         tournaments.TournamentCrosstableApi.as_view(),
         name="api-tournament-crosstable",

@@ -206,6 +206,9 @@ _add("ARBITER_BROKER_RETRIES", "int", 0, "Times a worker tries again to reach a 
      "then every 30 s) before it exits; 0: it never gives up.", _G, minimum=0)  # fmt: skip
 _add("ARBITER_RESULT_RETRY_S", "float", 600.0, "Seconds a worker keeps trying to record a match it played while "
      "the database is unreachable (with backoff) before it gives the result up.", _G, minimum=0)  # fmt: skip
+_add("ARBITER_RUN_LOOP_S", "float", 5.0, "Seconds a worker process goes on claiming the next queued match inside "
+     "one run_next task, with no broker round trip between matches (each claim is still the fair pick); 0: one match "
+     "per task.", _G, minimum=0)  # fmt: skip
 _add("ARBITER_WORKER_MIN_FREE_MB", "int", 64, "A worker takes matches only while its temp dirs have this much free "
      "space (MiB).", _G, minimum=0)  # fmt: skip
 _add("ARBITER_WORKER_CHECK_EVERY_S", "float", 30.0, "Seconds a passing worker self-check (temp space, package cache, "
@@ -366,6 +369,8 @@ _add("ARBITER_RATINGS_ALL_PUBLIC", "bool", False, "Rate every game in the public
 _add("ARBITER_TOURNAMENT_MAX_MATCHES", "int", 20_000, "Most matches one round robin may plan (an all-active round "
      "robin enters only as many bots as fit).", _G, minimum=1)  # fmt: skip
 _add("ARBITER_TOURNAMENT_MAX_PARTICIPANTS", "int", 200, "Most bots in one round robin.", _G, minimum=2)
+_add("ARBITER_SWISS_MAX_PARTICIPANTS", "int", 2000, "Most bots in one Swiss tournament (its matches count against "
+     "ARBITER_TOURNAMENT_MAX_MATCHES too).", _G, minimum=2)  # fmt: skip
 _add("ARBITER_QUEUED_MATCHES_PER_USER", "int", 50_000, "Most matches a user's tournaments may have queued at once.",
      _G, minimum=1)  # fmt: skip
 _add("ARBITER_TOURNAMENTS_PER_HOUR", "int", 30, "Tournaments a user (not staff) may create per hour.", _G, minimum=0)

@@ -165,6 +165,11 @@ TABLE: dict[tuple[str, str], tuple[str, Any, dict[str, int]]] = {
         None,
         {A: 404, O: 404, W: 404, S: 404},
     ),
+    ("api-tournament-rounds", "get"): (
+        "/api/tournaments/{tournament}/rounds/",
+        None,
+        {A: 200, O: 200, W: 200, S: 200},
+    ),
     ("api-matches", "get"): ("/api/matches/", None, {A: 200, O: 200, W: 200, S: 200}),
     ("api-match", "get"): ("/api/matches/{match}/", None, {A: 200, O: 200, W: 200, S: 200}),
     ("api-ratings", "get"): ("/api/ratings/?game=gamesup", None, {A: 200, O: 200, W: 200, S: 200}),

@@ -47,7 +47,7 @@ source = json.loads({source!r}).encode()
 bots = [bot_create(owner=owners[i], game_id="gamesup", name=f"slow{{i}}", package=source + b"#" * i,
                    filename="slow.py").bot for i in range({bots})]
 t = tournament_create(owner=user, game_id="gamesup", name="{name}", bot_ids=[b.id for b in bots],
-                      options={{"max_plies": {plies}}}, format="{format}", games_per_pairing={games},
+                      options={{"max_plies": {plies}}}, format="{format}", games_per_pairing={games}, rounds={rounds},
                       move_ms=3000, game_ms=30000, startup_ms=10000)
 t = tournament_start(tournament=t, user=user)
 print(json.dumps({{"id": t.id, "pool": t.rating_pool, "matches": t.planned}}))
@@ -75,8 +75,10 @@ class Cluster(ProcessSet):
         max_plies: int = 12,
         broker: str | None = None,
         name: str = "faults",
+        swiss_rounds: int = 0,
     ) -> dict[str, Any]:
-        """Upload ``bots`` slow bots (``delay`` s per move), create and start a gamesup round robin.
+        """Upload ``bots`` slow bots (``delay`` s per move), create and start a gamesup round robin
+        (or, with ``swiss_rounds``, a Swiss of that many rounds; ``matches`` is then its first round's).
 
         ``broker`` replaces the set's for this setup only (``memory://``: nothing is sent); ``name``
         names the tournament and its bots' owners (one name per tournament of a set).
@@ -85,7 +87,8 @@ class Cluster(ProcessSet):
             bots=bots,
             source=json.dumps(SLOW_BOT.replace("DELAY = 0.0", f"DELAY = {delay!r}")),
             games=games_per_pairing,
-            format="double" if double else "single",
+            format="swiss" if swiss_rounds else "double" if double else "single",
+            rounds=swiss_rounds,
             plies=max_plies,
             name=name,
         )

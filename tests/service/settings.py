@@ -17,3 +17,6 @@ ARBITER_PACKAGE_CACHE = Path(tempfile.gettempdir()) / "arbiter-test-packages"
 # Tests read leaderboards right after changing ratings; the one test of the response
 # cache turns it on itself.
 ARBITER_LEADERBOARD_CACHE_S = 0
+# One match per run_next call, as the tests that count a match's statements expect; the test of
+# the loop (test_a_task_plays_queued_matches_back_to_back.py) turns it on itself.
+ARBITER_RUN_LOOP_S = 0.0

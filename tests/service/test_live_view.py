@@ -76,6 +76,7 @@ def _publish(match: Match, attempt: int, plies: int) -> list[dict[str, Any]]:
         state.apply(move)
         publish(state, MoveRecord(seat=seat, move=move, ms=3))
         seen.append(state.public_observation())
+    publish.flush()  # with Redis, the process's flusher thread writes the plies
     return seen
 
 
@@ -153,6 +154,7 @@ def test_a_publisher_whose_redis_is_gone_gives_up_without_harming_the_match(
     publish = LivePublisher(match_id=match.id, attempt=attempt)
     engine = get_engine(match.game_id)
     publish(engine.new_state(match.options, seed=match.seed, seats=match.seats), None)
+    publish.flush()
     assert publish.broken
     assert match_live(user=user, match_id=match.id) == {"status": "running", "attempt": attempt, "plies": []}
 

@@ -6,10 +6,11 @@ counts so they cannot creep up unnoticed.
 
 Counted in the worker's thread (``tasks.run_next``, a warm package cache; on
 PostgreSQL): the fair pick of the queue, claimed with the referee's inputs in
-the same statement; the record: the tournament's row lock, the match under
-the claiming attempt, its seats, the kind's hooks (is the tournament done,
-its performance table's refit request, the table's row known to this
-process from its previous match).  The pool's applier (``tournaments/ratings/applier.py``)
+the same statement; the record: the match under the claiming attempt, its
+seats, the kind's hooks (one more to the tournament's count of ended
+matches and a read of its plan, instead of the tournament's row lock and a
+look for matches in play; its performance table's refit request, the
+table's row known to this process from its previous match).  The pool's applier (``tournaments/ratings/applier.py``)
 runs inside the same recording transaction when the pool is free (from its
 lock to clearing ``rating_pending``) or as a task when it is not; its
 statements are counted on their own.  Not counted: the heartbeat thread's
@@ -38,7 +39,7 @@ from tournaments.matches import tasks
 # On PostgreSQL (production): the worker's own per rated match, and the applier's for one match
 # applied alone (a busy pool's applier takes many per transaction: 4 of them are per batch).
 WORKER_STATEMENTS = 6
-APPLIER_STATEMENTS = 11
+APPLIER_STATEMENTS = 10
 # SQLite, the embedded default, takes five more: the pick and the claim apart (no UPDATE in a CTE),
 # the match and its seats read before they are written.
 SQLITE_EXTRA = 5
@@ -48,6 +49,7 @@ CONTROL = {"BEGIN", "COMMIT", "SAVEPOINT", "RELEASE", "ROLLBACK"}
 # The same against the live set's PostgreSQL, from a shell: the statements as JSON.
 PG_COUNT = """
 import json
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -57,6 +59,7 @@ from tournaments.competitions.services.tournaments import tournament_create, tou
 from tournaments.games.services import game_sync
 from tournaments.matches import tasks
 game_sync()
+settings.ARBITER_RUN_LOOP_S = 0  # one match per call, as a message per match runs it
 package = (REFERENCE_BOTS / "random_bot.py").read_bytes()
 owners = [get_user_model().objects.create_user(username=n, password=n + "-pass-1") for n in ("ann", "ben")]
 bots = [bot_create(owner=o, game_id="gamesup", name="b" + o.username, package=package,

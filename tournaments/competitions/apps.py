@@ -14,14 +14,22 @@ class CompetitionsConfig(AppConfig):
         # What each kind of match does when one ends (the order is documented in
         # tournaments/matches/life.py).  Imported here: services need the app registry.
         from tournaments.bots.services import bot_withdrawal_register
-        from tournaments.competitions.services import ladders, performance, tournaments, version_tests, withdrawals
+        from tournaments.competitions.services import (
+            ladders,
+            performance,
+            rounds,
+            tournaments,
+            version_tests,
+            withdrawals,
+        )
         from tournaments.matches.hooks import KindHooks, match_kind_register
         from tournaments.matches.models import Match
 
         match_kind_register(
             Match.Kind.TOURNAMENT,
             KindHooks(
-                ended=tournaments.tournament_match_ended,
+                # A round robin's finish, or a Swiss's next round: rounds.py dispatches.
+                tallied=rounds.tournament_matches_tallied,
                 committed=performance.performance_match_recorded,
                 requeued=tournaments.tournament_match_requeued,
             ),

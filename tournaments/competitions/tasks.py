@@ -40,6 +40,14 @@ def tournaments_fill_unfilled() -> int:
 
 
 @app.task(ignore_result=True)
+def tournaments_rounds_advance() -> int:
+    """Plan the next round of every Swiss whose round is over but was not planned (scheduled by beat)."""
+    from tournaments.competitions.services.rounds import tournaments_rounds_advance as advance
+
+    return len(advance())
+
+
+@app.task(ignore_result=True)
 def tournaments_start_due() -> int:
     """Start the draft tournaments whose start time has come (scheduled by beat)."""
     from tournaments.competitions.services.schedules import tournaments_start_due as start_due
@@ -68,6 +76,7 @@ def ladders_top_up() -> int:
 for _task, _every in (
     (tournaments_start_due, settings.ARBITER_SCHEDULE_POLL_S),
     (tournaments_fill_unfilled, settings.ARBITER_SCHEDULE_POLL_S),
+    (tournaments_rounds_advance, settings.ARBITER_SCHEDULE_POLL_S),
     (schedules_run_due, settings.ARBITER_SCHEDULE_POLL_S),
     (ladders_top_up, settings.ARBITER_LADDER_POLL_S),
 ):

@@ -6,8 +6,10 @@ here when their app starts: the ratings once (``ratings/apps.py``), the
 competitions per ``Match.Kind`` (``competitions/apps.py``).  ``matches.life``
 asks the ratings which new lineups may be rated and has them apply recorded
 results (one applier per pool: ``ratings/applier.py``); it calls
-:func:`match_ended` inside the recording transaction and
-:func:`match_requeued` inside the transaction that puts an ERRORED match back.
+:func:`match_ended` inside the recording transaction, then :func:`match_tallied`
+with the tournament's count of ended matches (``matches.tally``) as its last
+step, and :func:`match_requeued` inside the transaction that puts an ERRORED
+match back.
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ class KindHooks:
     committed: Callable[[Match], None] | None = None
     #: Inside the transaction that puts an ERRORED match back in the queue: (match) -> None.
     requeued: Callable[[Match], None] | None = None
+    #: Last in the recording transaction of a tournament's match that ended: (match, how many of
+    #: the tournament's matches have ended, ``matches.tally``) -> None.  Decides whether it is finished.
+    tallied: Callable[[Match, int], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,13 @@ def match_ended(match: Match) -> None:
     committed = hooks.committed
     if committed is not None:
         transaction.on_commit(lambda: _safely(committed, match))
+
+
+def match_tallied(match: Match, ended: int) -> None:
+    """Run the ``tallied`` hook of the match's kind: its tournament's count of ended matches is now ``ended``."""
+    hooks = _HOOKS.get(match.kind)
+    if hooks is not None and hooks.tallied is not None:
+        hooks.tallied(match, ended)
 
 
 def match_requeued(match: Match) -> None:

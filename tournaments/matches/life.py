@@ -24,14 +24,18 @@ sweeper and the dispatcher, which recover lost work, are ``matches.recovery``.
 The consequences of a match that ended (finished, or errored for good), in
 this order (``matches.record``):
 
-1. its competition's ``ended`` hook, in the recording transaction: the
-   tournament may be finished, the version test recounted and topped up;
-2. its rating changes, for a rated result: the match is recorded pending and
-   the pool's applier is tried at the end of the recording transaction
-   without waiting; when another run holds the pool, the applier task is
-   asked for after commit (``ratings/applier.py``), so no worker waits for
-   another's rating rows;
-3. after commit, the competition's ``committed`` hook: the tournament's
+1. its rating changes, for a rated result: the match is recorded pending and
+   the pool's applier is tried in the recording transaction without
+   waiting; when another run holds the pool, the applier task is asked for
+   after commit (``ratings/applier.py``), so no worker waits for another's
+   rating rows;
+2. its competition's ``ended`` hook, in the recording transaction: the
+   version test recounted and topped up;
+3. last in that transaction, a tournament match adds one to its
+   tournament's count of ended matches (``matches.tally``) and the
+   competition's ``tallied`` hook compares it with the plan: the tournament
+   may be finished (no tournament row is locked to record a match);
+4. after commit, the competition's ``committed`` hook: the tournament's
    performance table is asked for a refit, the ladder tops itself up.
 
 Ratings and competitions sit above matches, so they register their hooks
@@ -42,6 +46,7 @@ when their apps start (``ratings/apps.py``; ``competitions/apps.py``, per
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -56,6 +61,7 @@ from tournaments.dbclock import db_now
 from tournaments.matches.bulk import rows_insert
 from tournaments.matches.hooks import match_ratings
 from tournaments.matches.models import Match, MatchSeat
+from tournaments.matches.tally import tally_add
 from tournaments.matches.tasks import matches_wake_task, run_next
 from workers.match import Clock
 
@@ -218,6 +224,16 @@ def matches_cancel(*, matches: QuerySet[Match], at: datetime | None = None) -> i
     no competition row at all (a recording locks its match, then the row).
     ``at``: the finish time to stamp (default: the database's now).
     """
-    return matches.filter(status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).update(
-        status=Match.Status.CANCELLED, finished_at=at if at is not None else db_now()
-    )
+    # Locked first (a match being recorded is waited for, then left alone) so that each
+    # tournament's count of ended matches (matches.tally) gets exactly those cancelled here.
+    open_ = matches.filter(status__in=[Match.Status.QUEUED, Match.Status.RUNNING])
+    with transaction.atomic():
+        # A dict: a filter through the seats may name a match once per seat.
+        rows = dict(open_.select_for_update(of=("self",)).values_list("id", "tournament_id"))
+        if not rows:
+            return 0
+        Match.objects.filter(id__in=list(rows)).update(
+            status=Match.Status.CANCELLED, finished_at=at if at is not None else db_now()
+        )
+        tally_add(counts=Counter(rows.values()))
+    return len(rows)

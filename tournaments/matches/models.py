@@ -172,6 +172,29 @@ class MatchSeat(models.Model):
         return f"{self.match_id}:{self.seat}"
 
 
+class TournamentTally(models.Model):
+    """How many of a tournament's matches have ended (finished, errored or cancelled): its finish counter.
+
+    Every change of a tournament match into or out of those states adds to it
+    in the same transaction (``matches.tally``).  Recording a match adds one
+    as its transaction's last statement and hands the count to the
+    competition, which compares it with the plan (``competitions``'
+    ``tournament_matches_ended``): the count's row is held only until that
+    commit, where the tournament's row used to be locked for the whole
+    record.  Its own table, not a column of the tournament, so that a
+    cancel, which locks the tournament and then its matches, and a record,
+    which holds its match and then takes the count, never wait for each other.
+    """
+
+    tournament = models.OneToOneField(
+        "competitions.Tournament", on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    ended = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"tournament {self.tournament_id}: {self.ended} ended"
+
+
 class RecoveryMark(models.Model):
     """A named count and time kept by the recovery machinery, shown by /healthz and /metrics.
 

@@ -8,16 +8,18 @@ re-run match never counts twice.  The consequences, in order, are in
 ``matches.life``.
 
 Why the record is written as it is: every worker pays it for every match
-against the one database.  On PostgreSQL a result is, after the tournament's
-row lock, one UPDATE of the match that both checks the attempt and returns
-the row for the hooks, and one UPDATE of all its seats; no rating row is
-touched.  SQLite, the embedded default, reads the match and its seats first.
+against the one database.  On PostgreSQL a result is one UPDATE of the match
+that both checks the attempt and returns the row for the hooks, and one
+UPDATE of all its seats; the tournament's row is not locked: its count of
+ended matches (``matches.tally``) is added to last, and held only until the
+commit.  SQLite, the embedded default, reads the match and its seats first.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -26,10 +28,11 @@ from django.db import connection, transaction
 from django.db.models import QuerySet
 
 from tournaments.dbclock import db_clock
-from tournaments.matches.hooks import match_ended, match_ratings, match_requeued
+from tournaments.matches.hooks import match_ended, match_ratings, match_requeued, match_tallied
 from tournaments.matches.life import matches_enqueue
 from tournaments.matches.marks import RERUN_PREFIX, WORKER, recovery_mark
 from tournaments.matches.models import Match, MatchSeat
+from tournaments.matches.tally import tally_add
 from workers.match import MatchRecord
 
 logger = logging.getLogger(__name__)
@@ -63,6 +66,18 @@ def _dropped(match_id: int, attempt: int, match: Match | None) -> None:
             match.status,
             match.attempt,
         )
+
+
+def _ended(match: Match) -> None:
+    """What follows a match's end, in its transaction: its kind's hooks, then its tournament's count.
+
+    The count comes last: its row is held from there to the commit, and the
+    competition decides from it whether the tournament is finished.
+    """
+    match_ended(match)
+    if match.tournament_id is not None:
+        ended = tally_add(counts={match.tournament_id: 1})[match.tournament_id]
+        match_tallied(match, ended)
 
 
 def _lock_running(*, match_id: int, attempt: int) -> Match | None:
@@ -179,17 +194,16 @@ def match_record_result(*, match_id: int, attempt: int, record: MatchRecord) -> 
     pending and the applier task is asked for once this commits.
     """
     with transaction.atomic():
-        _tournaments_lock(_tournament_of(match_id))
         if connection.vendor == "postgresql":
             match = _finish_postgresql(match_id=match_id, attempt=attempt, record=record)
         else:
             match = _finish_orm(match_id=match_id, attempt=attempt, record=record)
         if match is None:
             return False
-        match_ended(match)
         if match.rated and not match_ratings().apply_now(match.rating_pool):
             pool = match.rating_pool
             transaction.on_commit(lambda: match_ratings().apply_later(pool))
+        _ended(match)
     return True
 
 
@@ -227,7 +241,7 @@ def match_record_error(
             match.save(
                 update_fields=["status", "error_reason", "worker", "finished_at", "waiting_for", "waiting_since"]
             )
-            match_ended(match)
+            _ended(match)
     logger.warning("match %s attempt %s: %s -> %s", match_id, attempt, reason, match.status)
     return match.status
 
@@ -248,6 +262,8 @@ def matches_requeue_errored(*, match_ids: Sequence[int] | None = None, tournamen
         requeued = list(matches.select_for_update().only("id", "kind", "tournament_id"))
         ids = [m.pk for m in requeued]
         Match.objects.filter(id__in=ids).update(status=Match.Status.QUEUED, finished_at=None)
+        back: Counter[int | None] = Counter(match.tournament_id for match in requeued)
+        tally_add(counts={tournament_id: -n for tournament_id, n in back.items()})
         for match in requeued:
             match_requeued(match)
         matches_enqueue(match_ids=ids)
@@ -265,6 +281,6 @@ def match_end_unrunnable(*, match_id: int, waited_s: float) -> bool:
         match.error_reason = f"no worker with {match.waiting_for} took it in {waited_s:.0f} s"
         match.finished_at = db_clock()
         match.save(update_fields=["status", "error_reason", "finished_at"])
-        match_ended(match)
+        _ended(match)
     logger.warning("match %s: %s", match_id, match.error_reason)
     return True

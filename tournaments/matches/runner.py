@@ -13,6 +13,7 @@ import logging
 import signal
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
@@ -20,7 +21,7 @@ from typing import TypeVar
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist
-from django.db import InterfaceError, OperationalError
+from django.db import InterfaceError, OperationalError, close_old_connections
 
 from engines import InvalidOptionsError
 from tournaments.bots.selectors import bot_version_package
@@ -247,3 +248,35 @@ def match_run_next(*, worker: str) -> str:
         heartbeat.release(lease)
         live.close()
     return "finished" if recorded else "dropped"
+
+
+# What a match's run may end in for the loop to go on with the next one: anything else (a
+# service error) goes back to one match per message.
+_LOOP_ON = {"finished", "dropped", "cancelled"}
+
+
+def match_run_loop(*, worker: str, seconds: float) -> str:
+    """Run the next queued match, then the next ones while any is queued, for up to ``seconds``.
+
+    Returns the one run's outcome (``match_run_next``), or, after several,
+    how many ended in each outcome ("3 finished, 1 nothing queued") for the
+    task's log.  Each claim is the fair pick of its moment (matches/queue.py),
+    as a new message's would be.  The messages of the matches played here
+    stay in the queue; a worker that takes one later finds the next queued
+    match or nothing.  Raises WorkerUnfitError only before the first claim; a
+    later failure of the worker or the database ends the loop, with the
+    match it holds dealt with as in one run.
+    """
+    outcomes = [match_run_next(worker=worker)]
+    deadline = time.monotonic() + seconds
+    while outcomes[-1] in _LOOP_ON and time.monotonic() < deadline:
+        # What the task's prerun does before each message: a connection that broke is replaced.
+        close_old_connections()
+        try:
+            outcomes.append(match_run_next(worker=worker))
+        except (WorkerUnfitError, OperationalError, InterfaceError) as exc:
+            logger.warning("worker %s stops taking matches in this task: %s", worker, exc)
+            outcomes.append("stopped")
+    if len(outcomes) == 1:
+        return outcomes[0]
+    return ", ".join(f"{n} {outcome}" for outcome, n in Counter(outcomes).items())

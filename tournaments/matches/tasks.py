@@ -26,15 +26,20 @@ UNFIT_PAUSE_S = 5.0
 
 @app.task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def run_next(self: Task) -> str:
-    """Claim the fairest queued match, play it and record it (a message names no match).
+    """Claim the fairest queued match, play it and record it (a message names no match); then the next ones.
 
-    A worker that fails its self-check puts the message back for another
-    worker, after a pause so that it does not spin on it.
+    While matches are queued, the process claims the next one itself for up
+    to ``ARBITER_RUN_LOOP_S`` (``matches.runner.match_run_loop``): a message
+    and its acknowledgement per match cost a broker round trip between every
+    two matches.  A worker that fails its self-check puts the message back
+    for another worker, after a pause so that it does not spin on it.
     """
-    from tournaments.matches.runner import WorkerUnfitError, match_run_next
+    from tournaments.matches.runner import WorkerUnfitError, match_run_loop
 
     try:
-        return match_run_next(worker=worker_identity(hostname=self.request.hostname))
+        return match_run_loop(
+            worker=worker_identity(hostname=self.request.hostname), seconds=settings.ARBITER_RUN_LOOP_S
+        )
     except WorkerUnfitError as exc:
         logger.warning("this worker failed its self-check (%s): the message goes back", exc)
         time.sleep(UNFIT_PAUSE_S)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import logging
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Protocol
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 
 from tournaments.bots.models import BotVersion
 from tournaments.matches.models import Match, MatchSeat
@@ -135,24 +135,50 @@ def ratings_apply_match(*, match: Match, seats: Sequence[MatchSeat]) -> list[Rat
 
 
 def _opponent_owners_count(*, ratings: Sequence[Rating], match: Match) -> None:
-    """Recount, in place, the distinct other owners each rating has met, while below the minimum.
+    """Count, in place, the distinct other owners each rating has met, while below the minimum.
 
-    Counted from its rated matches (this one's changes already written), so the
-    count is exact at every step; once a rating reaches the minimum it is no
-    longer recounted, which the rebuild mirrors (``rebuild.ratings_replay``).
+    The count is exact at every step: it already counts every owner met
+    before this match, so only the match's other owners not met before are
+    added, found in one statement that looks, per rating and owner, for an
+    earlier rated match of the rating with a bot of that owner.  Each look
+    stops at the first such match, where a recount read the rating's whole
+    history on every match (a bot that only
+    ever meets one other owner stays below the minimum for good).  Once a
+    rating reaches the minimum it is no longer counted, which the rebuild
+    mirrors (``rebuild.ratings_replay``).
     """
     minimum = settings.ARBITER_RATING_MIN_OWNERS
     pending = [r for r in ratings if r.opponent_owners < minimum]
     if not pending:
         return
-    owners = dict(
-        BotVersion.objects.filter(id__in=[r.bot_version_id for r in pending]).values_list("id", "bot__owner_id")
+    owner_of = dict(
+        MatchSeat.objects.filter(match_id=match.pk).values_list("bot_version_id", "bot_version__bot__owner_id")
     )
+    pairs = [
+        (rating.id, owner)
+        for rating in pending
+        for owner in sorted(set(owner_of.values()) - {owner_of[rating.bot_version_id]})
+    ]
+    if not pairs:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(_NEW_OWNERS_SQL.format(pairs=" UNION ALL ".join([_PAIR] * len(pairs))),
+                       [value for pair in pairs for value in pair] + [match.pk])  # fmt: skip
+        new = Counter(rating_id for rating_id, _ in cursor.fetchall())
     for rating in pending:
-        rating.opponent_owners = (
-            MatchSeat.objects.filter(match__rating_changes__rating_id=rating.id)
-            .exclude(bot_version__bot__owner_id=owners[rating.bot_version_id])
-            .values("bot_version__bot__owner_id")
-            .distinct()
-            .count()
-        )
+        rating.opponent_owners += new[rating.id]
+
+
+# Which (rating, other owner) pairs of a match were not met in the rating's earlier rated matches:
+# each look stops at the first earlier match with a bot of that owner.
+_PAIR = "SELECT %s AS rating_id, %s AS owner_id"
+_NEW_OWNERS_SQL = """
+SELECT p.rating_id, p.owner_id FROM ({pairs}) AS p
+WHERE NOT EXISTS (
+    SELECT 1 FROM ratings_ratingchange c
+    JOIN matches_matchseat s ON s.match_id = c.match_id
+    JOIN bots_botversion v ON v.id = s.bot_version_id
+    JOIN bots_bot b ON b.id = v.bot_id
+    WHERE c.rating_id = p.rating_id AND b.owner_id = p.owner_id AND c.match_id <> %s
+)
+"""

@@ -83,7 +83,7 @@ def _option_field(option: Any) -> forms.Field:
 
 
 class TournamentForm(forms.Form):
-    """A round robin of one game: its seats and options come from the engine's own list."""
+    """A round robin or Swiss of one game: its seats and options come from the engine's own list."""
 
     name = forms.CharField(required=False, max_length=200)
     seats = forms.TypedChoiceField(coerce=int, choices=[])
@@ -97,6 +97,10 @@ class TournamentForm(forms.Form):
     games_per_pairing = forms.IntegerField(
         min_value=1, max_value=100, initial=2, help_text="Games each group plays per leg; a double round robin "
         "plays them twice, with the seats swapped."
+    )  # fmt: skip
+    rounds = forms.IntegerField(
+        required=False, min_value=0, max_value=1000, initial=0, help_text="Swiss only: rounds to play, at most half "
+        "the field; 0 or empty: ceil(log2(bots))."
     )  # fmt: skip
     move_ms = forms.IntegerField(
         min_value=1,
@@ -155,7 +159,7 @@ class TournamentForm(forms.Form):
 
     def clock_fields(self) -> list[forms.BoundField]:
         """Format, games per pairing, the three clocks, rated and start, for the template."""
-        names = ["format", "games_per_pairing", "move_ms", "game_ms", "startup_ms", "rated", "start"]
+        names = ["format", "games_per_pairing", "rounds", "move_ms", "game_ms", "startup_ms", "rated", "start"]
         return [self[name] for name in names]
 
 

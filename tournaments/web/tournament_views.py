@@ -56,6 +56,7 @@ def _count(game: Game, form: TournamentForm) -> int | None:
             participants=len(data["participants"]),
             format=data["format"],
             games_per_pairing=data["games_per_pairing"],
+            rounds=data["rounds"] or 0,
         )
     except ServiceError as exc:
         errors_into(form, exc)
@@ -97,6 +98,7 @@ def _create(request: HttpRequest, game: Game, form: TournamentForm) -> Any:
             seats=data["seats"],
             format=data["format"],
             games_per_pairing=data["games_per_pairing"],
+            rounds=data["rounds"] or 0,
             move_ms=data["move_ms"],
             game_ms=data["game_ms"],
             startup_ms=data["startup_ms"],

@@ -20,6 +20,7 @@ from engines import UnknownEngineError, get_engine
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.selectors.gauntlets import gauntlet_report
 from tournaments.competitions.selectors.performance import tournament_los_matrix
+from tournaments.competitions.selectors.rounds import tournament_rounds
 from tournaments.competitions.selectors.standings import tournament_progress, tournament_table
 from tournaments.competitions.selectors.tournaments import tournament_get, tournament_list
 from tournaments.games.models import Game
@@ -205,16 +206,22 @@ def _tournament_context(tournament: Tournament, user: Any) -> dict[str, Any]:
     total = progress["total"]
     table = tournament_table(tournament=tournament)
     standings, crosstable = table["standings"], table["crosstable"]
-    cross_rows = [
-        {
-            "name": p["bot_name"],
-            "version": p["version"],
-            "bot": p["bot"],
-            "place": n,
-            "cells": _cells_html(row["cells"]),
-        }
-        for n, (p, row) in enumerate(zip(crosstable["participants"], crosstable["rows"], strict=True), start=1)
-    ]
+    swiss = tournament.format == Tournament.Format.SWISS
+    # A Swiss shows its rounds instead of a crosstable (a big field meets a few opponents each).
+    cross_rows = (
+        []
+        if swiss
+        else [
+            {
+                "name": p["bot_name"],
+                "version": p["version"],
+                "bot": p["bot"],
+                "place": n,
+                "cells": _cells_html(row["cells"]),
+            }
+            for n, (p, row) in enumerate(zip(crosstable["participants"], crosstable["rows"], strict=True), start=1)
+        ]
+    )
     recent = match_rows(match_list(user=user, tournament_id=tournament.id)[:RECENT_MATCHES])
     # The matches being played, each a link to its live board (none to look for once nothing runs).
     running = (
@@ -224,6 +231,8 @@ def _tournament_context(tournament: Tournament, user: Any) -> dict[str, Any]:
     )
     return {
         "tournament": tournament,
+        "swiss": swiss,
+        "rounds": list(reversed(tournament_rounds(tournament=tournament))) if swiss else [],
         "progress": progress,
         "done": done,
         # Matches done or under way: the live script compares it with the API's progress.

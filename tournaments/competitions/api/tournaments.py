@@ -1,4 +1,4 @@
-"""Round-robin tournaments: create, start, cancel, progress, standings, crosstable."""
+"""Tournaments (round robins and Swiss): create, start, cancel, progress, standings, crosstable, rounds."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from tournaments.api.pagination import Pagination
 from tournaments.api.schema import error
 from tournaments.competitions.filters import TournamentFilter
 from tournaments.competitions.models import Tournament
+from tournaments.competitions.selectors.rounds import tournament_rounds
 from tournaments.competitions.selectors.standings import (
     tournament_crosstable,
     tournament_los,
@@ -41,6 +42,7 @@ class TournamentOutputSerializer(serializers.ModelSerializer):
             "id", "name", "game", "owner", "options", "seats", "format", "games_per_pairing",
             "move_ms", "game_ms", "startup_ms", "rated", "rating_pool", "status",
             "created", "started", "finished", "planned",
+            "rounds", "current_round",  # Swiss
             "start_at", "all_active", "schedule",  # scheduled and recurring tournaments
             "challenger",  # a gauntlet's
         ]  # fmt: skip
@@ -92,9 +94,10 @@ class StandingsSerializer(serializers.Serializer):
     standings = serializers.ListField(
         child=serializers.DictField(child=serializers.JSONField()),
         help_text="Per participant, best first: place, decided_by (what separates it from the row above, the "
-        "leader from the row below: points, Sonneborn-Berger, wins or name), games, W/D/L, points, score %, "
-        "Sonneborn-Berger, forfeits, Elo, performance and withdrawn (the bot may no longer play here: ranked by "
-        "the games it played, its other games cancelled).",
+        "leader from the row below: points, Buchholz (Swiss only), Sonneborn-Berger, wins or name), games, W/D/L, "
+        "points (a Swiss bye counts as a pairing won), score %, Sonneborn-Berger, Buchholz, byes, forfeits, Elo, "
+        "performance and withdrawn (the bot may no longer play here: ranked by the games it played, its other "
+        "games cancelled).",
     )
     performance_fit = serializers.DictField(
         child=serializers.JSONField(),
@@ -110,12 +113,16 @@ class CrosstableSerializer(serializers.Serializer):
     rows = serializers.ListField(child=serializers.JSONField(), help_text="One row per participant, standings order.")
 
 
+# A round robin's cap or a Swiss's, whichever is larger; the service checks the one of the format.
+MOST_PARTICIPANTS = max(settings.ARBITER_TOURNAMENT_MAX_PARTICIPANTS, settings.ARBITER_SWISS_MAX_PARTICIPANTS)
+
+
 class TournamentInputSerializer(ClockInputSerializer):
     game = serializers.CharField(max_length=40)
     name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
     participants = BoundedListField(
         child=id_field(),
-        max_length=settings.ARBITER_TOURNAMENT_MAX_PARTICIPANTS,
+        max_length=MOST_PARTICIPANTS,
         required=False,
         default=list,
         help_text="Bot ids (leave out with all_active).",
@@ -124,7 +131,7 @@ class TournamentInputSerializer(ClockInputSerializer):
         child=id_field(),
         required=False,
         default=list,
-        max_length=settings.ARBITER_TOURNAMENT_MAX_PARTICIPANTS,
+        max_length=MOST_PARTICIPANTS,
         help_text="Bot version ids to pin (one per bot, each bot a participant); other bots play their newest "
         "version that is not retired.",
     )
@@ -132,6 +139,12 @@ class TournamentInputSerializer(ClockInputSerializer):
     seats = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=2, max_value=100)
     format = serializers.ChoiceField(choices=Tournament.Format.choices, default=Tournament.Format.SINGLE)
     games_per_pairing = serializers.IntegerField(default=2, min_value=1, max_value=100)
+    rounds = serializers.IntegerField(
+        default=0,
+        min_value=0,
+        max_value=1000,
+        help_text="Swiss only: the rounds to play (at most half the field); 0 chooses ceil(log2(bots)).",
+    )
     rated = serializers.BooleanField(default=True)
     start = serializers.BooleanField(default=False, help_text="Start at once (else POST .../start/ later).")
     start_at = serializers.DateTimeField(
@@ -290,3 +303,47 @@ class TournamentCrosstableApi(APIView):
     def get(self, request: Request, tournament_id: int) -> Response:
         tournament = _tournament(request, tournament_id)
         return Response({"tournament": tournament.id, **tournament_crosstable(tournament=tournament)})
+
+
+class PairingSerializer(serializers.Serializer):
+    first = serializers.IntegerField(help_text="The bot version in the first seat of the pairing's first game.")
+    first_name = serializers.CharField()
+    second = serializers.IntegerField()
+    second_name = serializers.CharField()
+    first_points = serializers.FloatField()
+    second_points = serializers.FloatField()
+    matches = serializers.ListField(child=serializers.DictField(child=serializers.JSONField()), help_text="id, status")
+    done = serializers.BooleanField()
+
+
+class RoundSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    pairings = PairingSerializer(many=True, help_text="Best boards first.")
+    bye = serializers.IntegerField(allow_null=True, help_text="The bot version that sat the round out, if any.")
+    bye_name = serializers.CharField()
+
+
+class RoundsSerializer(serializers.Serializer):
+    tournament = serializers.IntegerField()
+    rounds = serializers.IntegerField(help_text="Rounds it plays.")
+    current_round = serializers.IntegerField()
+    round_list = RoundSerializer(many=True)
+
+
+class TournamentRoundsApi(APIView):
+    @extend_schema(
+        summary="A Swiss tournament's rounds",
+        description="Each round planned so far: its pairings with their games and points, and its bye. "
+        "A round robin has none.",
+        responses={200: RoundsSerializer},
+    )
+    def get(self, request: Request, tournament_id: int) -> Response:
+        tournament = _tournament(request, tournament_id)
+        return Response(
+            {
+                "tournament": tournament.id,
+                "rounds": tournament.rounds,
+                "current_round": tournament.current_round,
+                "round_list": tournament_rounds(tournament=tournament),
+            }
+        )

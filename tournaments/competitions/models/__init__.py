@@ -3,7 +3,7 @@
 from tournaments.competitions.models.challenges import Challenge, ChallengeMatch
 from tournaments.competitions.models.ladders import Ladder
 from tournaments.competitions.models.schedules import TournamentSchedule
-from tournaments.competitions.models.tournaments import Participant, PerformanceFit, Tournament
+from tournaments.competitions.models.tournaments import Participant, PerformanceFit, Tournament, TournamentRound
 from tournaments.competitions.models.version_tests import VersionTest, VersionTestMatch
 
 __all__ = [
@@ -13,6 +13,7 @@ __all__ = [
     "Participant",
     "PerformanceFit",
     "Tournament",
+    "TournamentRound",
     "TournamentSchedule",
     "VersionTest",
     "VersionTestMatch",

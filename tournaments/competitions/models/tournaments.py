@@ -20,6 +20,7 @@ from tournaments.matches.models import ClockFields
 class TournamentFormat(models.TextChoices):
     SINGLE = "single", "Single round robin"
     DOUBLE = "double", "Double round robin"
+    SWISS = "swiss", "Swiss"
     GAUNTLET = "gauntlet", "Gauntlet"
 
 
@@ -65,6 +66,10 @@ class Tournament(ClockFields):
     # Matches the started round robin's plan holds; a big one's rows are inserted by a task,
     # so the tournament is not finished while fewer than this many exist.
     planned = models.PositiveIntegerField(default=0)
+    # Formats played in rounds (Swiss): how many (0 until the start chooses from the field's size
+    # when the organiser did not), and the round being played, claimed by a conditional UPDATE.
+    rounds = models.PositiveSmallIntegerField(default=0, help_text="Swiss: rounds to play (0: from the field's size)")
+    current_round = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering = ["-created", "-id"]
@@ -110,6 +115,31 @@ class Participant(models.Model):
     def __str__(self) -> str:
         # Ids alone read like "15#0: 14" in the admin; the bot is shown beside it there.
         return f"participant {self.number + 1} of tournament {self.tournament_id}"
+
+
+class TournamentRound(models.Model):
+    """One round of a tournament played in rounds: its matches are the ``size`` from ``first_index`` on.
+
+    A match's round is found by its index, so a match run again (errored,
+    re-queued) stays in its round without a column of its own.
+    """
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="round_rows")
+    number = models.PositiveSmallIntegerField()
+    first_index = models.PositiveIntegerField()
+    size = models.PositiveIntegerField()
+    # The bot version that sat this round out, if any (an odd field).
+    bye = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["tournament_id", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "number"], name="tournamentround_unique_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"round {self.number} of tournament {self.tournament_id}"
 
 
 class PerformanceFit(models.Model):

@@ -33,7 +33,7 @@ from django.db import connection
 from django.db.models import Count, Exists, OuterRef
 
 from tournaments.bots.models import Bot, BotVersion
-from tournaments.competitions.models import Participant, PerformanceFit, Tournament
+from tournaments.competitions.models import Participant, PerformanceFit, Tournament, TournamentRound
 from tournaments.competitions.selectors.performance import (
     standings_with_performance,
     tournament_los_matrix,
@@ -68,6 +68,9 @@ class _Row:
     losses: int = 0
     points: float = 0.0
     sonneborn_berger: float = 0.0
+    # Swiss: the opponents' points summed, and the rounds sat out (each worth a pairing won).
+    buchholz: float = 0.0
+    byes: int = 0
     forfeits: Counter = field(default_factory=Counter)
     elo: float | None = None
     rated_games: int = 0
@@ -130,46 +133,63 @@ def _compute(tournament: Tournament) -> tuple[list[_Row], dict[tuple[int, int], 
                     cell = pair[(version, opponent)]
                     cell[0] += pair_score(game.ranks[t], game.ranks[u])
                     cell[1] += 1
-    # Sonneborn-Berger: each score against an opponent weighted by that opponent's total.
+    # A Swiss bye is worth a pairing won outright (selectors/rounds.py pairs by the same score).
+    for bye in TournamentRound.objects.filter(tournament=tournament, bye__isnull=False).values_list("bye", flat=True):
+        if bye in by_version:
+            by_version[bye].byes += 1
+            by_version[bye].points += tournament.games_per_pairing
+    # Sonneborn-Berger: each score against an opponent weighted by that opponent's total;
+    # Buchholz: the opponents' totals (each opponent once; a Swiss pairs two bots once).
     for (version, opponent), (score, _) in pair.items():
         if version in by_version and opponent in by_version:
             by_version[version].sonneborn_berger += score * by_version[opponent].points
+            by_version[version].buchholz += by_version[opponent].points
     ratings = Rating.objects.filter(pool=tournament.rating_pool, bot_version_id__in=list(by_version)).values_list(
         "bot_version_id", "elo", "games"
     )
     for version, elo, rated_games in ratings:
         by_version[version].elo = elo
         by_version[version].rated_games = rated_games
-    rows.sort(key=lambda r: (-r.points, -r.sonneborn_berger, -r.wins, r.bot_name, r.bot_version_id))
+    rows.sort(key=lambda r: (*(-key(r) for _, key in tie_breaks(tournament)), r.bot_name, r.bot_version_id))
     return rows, pair, games
 
 
 # The order of standings, after points: what tells two rows apart, in words, first that differs.
-TIE_BREAKS = (
+TIE_BREAKS: tuple[tuple[str, Callable[[_Row], float]], ...] = (
     ("points", lambda r: round(r.points, 9)),
     ("Sonneborn-Berger", lambda r: round(r.sonneborn_berger, 9)),
     ("wins", lambda r: r.wins),
 )
+# A Swiss: Buchholz first (how strong the field met was), as Swiss events rank.
+SWISS_TIE_BREAKS = (TIE_BREAKS[0], ("Buchholz", lambda r: round(r.buchholz, 9)), *TIE_BREAKS[1:])
 
 
-def decided_by(row: _Row, neighbour: _Row | None) -> str:
-    """What separates ``row`` from the row beside it: the first tie-break that differs, or "name" when
-    points, Sonneborn-Berger and wins are all equal (the order is then alphabetical); "" alone."""
+def tie_breaks(tournament: Tournament) -> tuple[tuple[str, Callable[[_Row], float]], ...]:
+    """The tournament's order of standings: points, then its tie-breaks, each higher first."""
+    return SWISS_TIE_BREAKS if tournament.format == Tournament.Format.SWISS else TIE_BREAKS
+
+
+def decided_by(
+    row: _Row, neighbour: _Row | None, order: tuple[tuple[str, Callable[[_Row], float]], ...] = TIE_BREAKS
+) -> str:
+    """What separates ``row`` from the row beside it: the first tie-break of ``order`` that differs, or "name"
+    when all are equal (the order is then alphabetical); "" alone."""
     if neighbour is None:
         return ""
-    for name, key in TIE_BREAKS:
+    for name, key in order:
         if key(row) != key(neighbour):
             return name
     return "name"
 
 
-def _standing_rows(rows: list[_Row]) -> list[dict[str, Any]]:
+def _standing_rows(rows: list[_Row], tournament: Tournament) -> list[dict[str, Any]]:
     # Each row against the one above it; the leader against the one below.
     beside = [rows[i - 1] if i else (rows[1] if len(rows) > 1 else None) for i in range(len(rows))]
+    order = tie_breaks(tournament)
     return [
         {
             "place": place,
-            "decided_by": decided_by(r, beside[place - 1]),
+            "decided_by": decided_by(r, beside[place - 1], order),
             "bot_version": r.bot_version_id,
             "bot": r.bot_id,
             "bot_name": r.bot_name,
@@ -182,6 +202,8 @@ def _standing_rows(rows: list[_Row]) -> list[dict[str, Any]]:
             "points": round(r.points, 4),
             "score_percent": round(100.0 * r.points / r.games, 2) if r.games else None,
             "sonneborn_berger": round(r.sonneborn_berger, 4),
+            "buchholz": round(r.buchholz, 4),
+            "byes": r.byes,
             "forfeits": dict(sorted(r.forfeits.items())),
             "elo": round(r.elo, 2) if r.elo is not None else None,
             "rated_games": r.rated_games,
@@ -193,7 +215,7 @@ def _standing_rows(rows: list[_Row]) -> list[dict[str, Any]]:
 
 def _base_rows(tournament: Tournament) -> list[dict[str, Any]]:
     rows, _, _ = _compute(tournament)
-    return _standing_rows(rows)
+    return _standing_rows(rows, tournament)
 
 
 def _crosstable(rows: list[_Row], pair: dict[tuple[int, int], list[float]]) -> dict[str, Any]:
@@ -287,7 +309,7 @@ def _table_parts(tournament: Tournament, parts: tuple[str, ...]) -> dict[str, An
 
 def _table(tournament: Tournament) -> dict[str, Any]:
     rows, pair, _ = _compute(tournament)
-    standings = _standing_rows(rows)
+    standings = _standing_rows(rows, tournament)
     table = tournament_performance(tournament=tournament, order=[r["bot_version"] for r in standings])
     return {
         "standings": standings_with_performance(standings, table),

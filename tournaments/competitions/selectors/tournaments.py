@@ -13,6 +13,7 @@ from tournaments.bots.models import Bot
 from tournaments.bots.selectors import bots_private_to_others
 from tournaments.competitions.models import Participant, Tournament
 from tournaments.competitions.plans import gauntlet_size
+from tournaments.competitions.swiss import swiss_size
 from tournaments.games.config import game_config_check
 from tournaments.matches.models import Match
 
@@ -115,8 +116,10 @@ def round_robin_match_count(
     participants: int,
     format: str,
     games_per_pairing: int,
+    rounds: int = 0,
 ) -> int:
-    """How many matches a round robin with these settings plays (ServiceError for settings the game refuses).
+    """How many matches a round robin with these settings plays, or a Swiss at most (ServiceError for settings
+    the game refuses).
 
     For a gauntlet, ``participants`` is its field, each member playing the challenger ``games_per_pairing`` games.
     """
@@ -126,6 +129,8 @@ def round_robin_match_count(
     )
     if gauntlet:
         return gauntlet_size(field=participants, games_per_pairing=games_per_pairing)
+    if format == Tournament.Format.SWISS:
+        return swiss_size(participants=participants, rounds=rounds, games_per_pairing=games_per_pairing)
     legs = 2 if format == Tournament.Format.DOUBLE else 1
     # Every group of distinct participants, one per team, plays games_per_pairing games per leg
     # (plans.round_robin_plan), counted here without listing the groups.

@@ -20,8 +20,7 @@ from tournaments.bots.models import Bot
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.selectors.tournaments import withdrawn_in
 from tournaments.competitions.services.tournaments import tournament_matches_insert
-from tournaments.dbclock import db_now
-from tournaments.matches.life import matches_enqueue
+from tournaments.matches.life import matches_cancel, matches_enqueue
 from tournaments.matches.models import Match
 
 logger = logging.getLogger(__name__)
@@ -43,9 +42,7 @@ def tournament_matches_fill(*, tournament_id: int) -> int:
             )
             # A bot withdrawn since the start does not play the games still to come.
             gone = Bot.objects.filter(withdrawn_in(tournament=tournament)).values("id")
-            Match.objects.filter(id__in=ids, match_seats__bot_version__bot_id__in=gone).update(
-                status=Match.Status.CANCELLED, finished_at=db_now()
-            )
+            matches_cancel(matches=Match.objects.filter(id__in=ids, match_seats__bot_version__bot_id__in=gone))
             queued = list(Match.objects.filter(id__in=ids, status=Match.Status.QUEUED).values_list("id", flat=True))
             matches_enqueue(match_ids=queued)
         inserted += len(ids)

@@ -14,6 +14,7 @@ from django.conf import settings
 
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.plans import gauntlet_size, round_robin_size
+from tournaments.competitions.swiss import swiss_rounds_most, swiss_size
 from tournaments.dbclock import db_now
 from tournaments.errors import LimitError, ServiceError
 from tournaments.matches.models import Match
@@ -49,12 +50,23 @@ def round_robin_shape_check(
     games_per_pairing: int,
     bot_ids: Sequence[int],
     all_active: bool,
+    rounds: int = 0,
 ) -> None:
-    """Raise ServiceError unless the format, games per pairing and entrants make a round robin."""
+    """Raise ServiceError unless the format, games per pairing and entrants make a round robin (or a Swiss)."""
     if format not in Tournament.Format.values:
         raise ServiceError(
             f"Format is one of {', '.join(Tournament.Format.values)}.", fields={"format": ["invalid choice"]}
         )
+    swiss = format == Tournament.Format.SWISS
+    if swiss and teams != 2:
+        raise ServiceError(
+            f"A Swiss tournament pairs two sides a game; {game_id} with {seats} seats has {teams}. "
+            "Play it as a round robin.",
+            code="format_needs_two_teams",
+            fields={"format": ["needs two teams"]},
+        )
+    if not swiss and rounds:
+        raise ServiceError("Only a Swiss tournament has rounds.", fields={"rounds": ["not a Swiss"]})
     if not 1 <= games_per_pairing <= 100:
         raise ServiceError("games_per_pairing is 1 to 100.", fields={"games_per_pairing": ["out of range"]})
     if len(set(bot_ids)) != len(bot_ids):
@@ -70,6 +82,9 @@ def round_robin_shape_check(
             f"A round robin of {game_id} with {seats} seats needs at least {teams} bots.",
             fields={"participants": ["wrong number of bots"]},
         )
+    if swiss:
+        swiss_check(participants=len(bot_ids), rounds=rounds, games_per_pairing=games_per_pairing)
+        return
     legs = 2 if format == Tournament.Format.DOUBLE else 1
     round_robin_check(participants=len(bot_ids), teams=teams, games_per_pairing=games_per_pairing, legs=legs)
 
@@ -99,10 +114,47 @@ def gauntlet_check(*, field: int, games_per_pairing: int) -> int:
     return size
 
 
+def swiss_check(*, participants: int, rounds: int, games_per_pairing: int) -> int:
+    """The most matches a Swiss of this shape plans; ServiceError (400) when over a limit."""
+    most = settings.ARBITER_SWISS_MAX_PARTICIPANTS
+    if participants > most:
+        raise ServiceError(
+            f"A Swiss takes at most {most} bots (ARBITER_SWISS_MAX_PARTICIPANTS); {participants} listed.",
+            code="too_many_participants",
+            fields={"participants": ["too many bots"]},
+        )
+    if rounds > swiss_rounds_most(participants):
+        raise ServiceError(
+            f"{participants} bots play at most {swiss_rounds_most(participants)} Swiss rounds "
+            "(half the field: more cannot always be paired without meeting twice).",
+            code="too_many_rounds",
+            fields={"rounds": ["too many rounds"]},
+        )
+    size = swiss_size(participants=participants, rounds=rounds, games_per_pairing=games_per_pairing)
+    most = settings.ARBITER_TOURNAMENT_MAX_MATCHES
+    if size > most:
+        raise ServiceError(
+            f"This Swiss would plan up to {size} matches; at most {most} are allowed "
+            "(ARBITER_TOURNAMENT_MAX_MATCHES). Enter fewer bots, play fewer rounds or fewer games per pairing.",
+            code="too_many_matches",
+            fields={"games_per_pairing": ["too many matches"], "rounds": ["too many matches"]},
+        )
+    return size
+
+
 def gauntlet_fit(*, available: int, games_per_pairing: int) -> int:
     """How many of ``available`` bots an all-active gauntlet's field can take within the limits."""
     most = settings.ARBITER_TOURNAMENT_MAX_MATCHES // games_per_pairing
     return min(available, settings.ARBITER_TOURNAMENT_MAX_PARTICIPANTS, most)
+
+
+def swiss_fit(*, available: int, rounds: int, games_per_pairing: int) -> int:
+    """How many of ``available`` bots an all-active Swiss can enter within the limits."""
+    count = min(available, settings.ARBITER_SWISS_MAX_PARTICIPANTS)
+    most = settings.ARBITER_TOURNAMENT_MAX_MATCHES
+    while count > 2 and swiss_size(participants=count, rounds=rounds, games_per_pairing=games_per_pairing) > most:
+        count -= 1
+    return count
 
 
 def round_robin_fit(*, available: int, teams: int, games_per_pairing: int, legs: int) -> int:

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import Q
+from django.db import DatabaseError, transaction
+from django.db.models import F, Q
 
 from engines import get_engine
 from tournaments.bots.models import Bot
 from tournaments.bots.selectors import versions_current
 from tournaments.competitions.models import Participant, Tournament
 from tournaments.competitions.plans import round_robin_plan
+from tournaments.competitions.selectors.rounds import ROUND_FORMATS
 from tournaments.competitions.services.entrants import bot_may_enter, entrants_choose
 from tournaments.competitions.services.gauntlets import (
     TWO_SIDES,
@@ -28,6 +29,7 @@ from tournaments.competitions.services.limits import (
     round_robin_check,
     round_robin_fit,
     round_robin_shape_check,
+    swiss_fit,
     tournament_rate_check,
 )
 from tournaments.competitions.tasks import tournament_fill
@@ -64,8 +66,9 @@ def tournament_create(
     schedule: Any = None,
     version_ids: Sequence[int] = (),
     challenger_id: int | None = None,
+    rounds: int = 0,
 ) -> Tournament:
-    """A DRAFT round robin between the current versions of ``bot_ids``.
+    """A DRAFT round robin (or Swiss of ``rounds`` rounds; 0: from the field) of the current versions of ``bot_ids``.
 
     ``version_ids`` pins some participants to other versions of their bots.
     With ``all_active`` the participants are instead every active bot of the
@@ -87,6 +90,8 @@ def tournament_create(
     seats, options, pool, teams = config.seats, config.options, config.pool, config.teams
     clock_check(Clock(move_ms=move_ms, game_ms=game_ms, startup_ms=startup_ms))
     if gauntlet:
+        if rounds:
+            raise ServiceError("Only a Swiss tournament has rounds.", fields={"rounds": ["not a Swiss"]})
         gauntlet_shape_check(
             challenger_id=challenger_id, bot_ids=bot_ids, games_per_pairing=games_per_pairing, all_active=all_active
         )
@@ -100,6 +105,7 @@ def tournament_create(
             games_per_pairing=games_per_pairing,
             bot_ids=bot_ids,
             all_active=all_active,
+            rounds=rounds,
         )
     if schedule is None:
         tournament_rate_check(owner=owner)
@@ -123,6 +129,7 @@ def tournament_create(
             schedule=schedule,
             # The challenger is entered first: participant number 0.
             challenger_id=versions[0] if gauntlet else None,
+            rounds=rounds,
         )
         Participant.objects.bulk_create(
             [Participant(tournament=tournament, bot_version_id=v, number=i) for i, v in enumerate(versions)]
@@ -144,9 +151,14 @@ def _participants_fill_all_active(*, tournament: Tournament) -> int:
     current = versions_current(bot_ids=bots.values_list("id", flat=True))
     versions = [current[bot_id] for bot_id in sorted(current)]
     teams = len(get_engine(tournament.game_id).teams(tournament.seats, tournament.options))
-    fit = round_robin_fit(
-        available=len(versions), teams=teams, games_per_pairing=tournament.games_per_pairing, legs=_legs(tournament)
-    )
+    if tournament.format == Tournament.Format.SWISS:
+        fit = swiss_fit(
+            available=len(versions), rounds=tournament.rounds, games_per_pairing=tournament.games_per_pairing
+        )
+    else:
+        fit = round_robin_fit(
+            available=len(versions), teams=teams, games_per_pairing=tournament.games_per_pairing, legs=_legs(tournament)
+        )
     if len(versions) > fit:
         # The limits on participants and matches decide how many enter: the lowest bot ids.
         logger.warning("tournament %s: %d active bots, entering the first %d", tournament.pk, len(versions), fit)
@@ -170,6 +182,12 @@ def _matches_schedule(*, tournament: Tournament) -> tuple[list[int], int]:
     batches (services/filling.py), so the starting request stays short.
     Call inside the transaction that starts the tournament.
     """
+    if tournament.format == Tournament.Format.SWISS:
+        # rounds.py builds on this module, so it is imported where it is needed.
+        from tournaments.competitions.services.rounds import swiss_start
+
+        ids = swiss_start(tournament=tournament)
+        return ids, len(ids)
     teams = get_engine(tournament.game_id).teams(tournament.seats, tournament.options)
     if tournament.format == Tournament.Format.GAUNTLET:
         entries = list(tournament.entries.values_list("bot_version_id", flat=True))
@@ -197,7 +215,13 @@ def tournament_matches_insert(*, tournament: Tournament, start: int, stop: int) 
     """
     teams = get_engine(tournament.game_id).teams(tournament.seats, tournament.options)
     versions = list(tournament.entries.order_by("number").values_list("bot_version_id", flat=True))
-    config = MatchConfig(
+    config = tournament_match_config(tournament=tournament, teams=teams)
+    return matches_create(config=config, lineups=_lineups(tournament, versions, len(teams), start, stop))
+
+
+def tournament_match_config(*, tournament: Tournament, teams: list[list[int]]) -> MatchConfig:
+    """What every match of the tournament shares, whatever its format."""
+    return MatchConfig(
         kind=Match.Kind.TOURNAMENT,
         tournament_id=tournament.pk,
         game_id=tournament.game_id,
@@ -211,7 +235,6 @@ def tournament_matches_insert(*, tournament: Tournament, start: int, stop: int) 
         owner_id=tournament.owner_id,
         priority=tournament.priority,
     )
-    return matches_create(config=config, lineups=_lineups(tournament, versions, len(teams), start, stop))
 
 
 def _lineups(tournament: Tournament, versions: list[int], teams: int, start: int, stop: int) -> list[Lineup]:
@@ -325,14 +348,46 @@ def tournament_priority_set(*, tournament: Tournament, user: Any, priority: int)
     return tournament
 
 
-def tournament_match_ended(match: Match) -> None:
-    """A tournament match ended: mark the tournament FINISHED when none of its matches is queued or running.
+def tournament_matches_ended(match: Match, ended: int, *, in_rounds: Callable[[int], None]) -> None:
+    """The record path's finish detection: ``ended`` of the match's tournament's matches have ended.
 
-    Runs in the match's recording transaction, which holds the tournament's
-    row lock, so two last matches finishing at once cannot both miss each other.
+    Called last in the transaction that recorded (or errored for good) one of
+    its matches, holding the tournament's count of ended matches
+    (``matches.tally``), not the tournament's row.  Below the plan it reads
+    only the plan; at the plan, a round robin or gauntlet is finished once no
+    match is queued or running, and a tournament played in rounds is handed to
+    ``in_rounds`` (its next round, services/rounds.py).  Either takes the
+    tournament's row without waiting: a cancel or withdrawal holding it may be
+    waiting for this very match, so then the check runs again, in the usual
+    order, once this commits.
     """
-    if match.tournament_id is not None:
-        tournament_finish_if_done(tournament_id=match.tournament_id)
+    tournament_id = match.tournament_id
+    if tournament_id is None:
+        return
+    row = Tournament.objects.filter(pk=tournament_id).values_list("planned", "format").first()
+    if row is None or ended < row[0]:
+        return
+    check = in_rounds if row[1] in ROUND_FORMATS else _finish
+    try:
+        with transaction.atomic():
+            held = Tournament.objects.select_for_update(nowait=True).filter(pk=tournament_id).exists()
+    except DatabaseError:  # another transaction holds the row (it may be waiting for this match)
+        held = False
+    if held:
+        check(tournament_id)
+    else:
+        transaction.on_commit(lambda: _check_later(tournament_id, check), robust=True)
+
+
+def _finish(tournament_id: int) -> None:
+    tournament_finish_if_done(tournament_id=tournament_id)
+
+
+def _check_later(tournament_id: int, check: Callable[[int], None]) -> None:
+    """The finish (or next round) check in its own transaction, the tournament's row first (as a cancel takes it)."""
+    with transaction.atomic():
+        if Tournament.objects.select_for_update().filter(pk=tournament_id).exists():
+            check(tournament_id)
 
 
 def tournament_finish_if_done(*, tournament_id: int) -> None:
@@ -343,9 +398,10 @@ def tournament_finish_if_done(*, tournament_id: int) -> None:
     planned = Tournament.objects.filter(pk=tournament_id).values_list("planned", flat=True).first() or 0
     if matches.count() < planned:
         return  # the rest of a big round robin is still being inserted
-    Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.RUNNING).update(
-        status=Tournament.Status.FINISHED, finished=db_now()
-    )
+    # A tournament played in rounds is not over before its last round (services/rounds.py).
+    Tournament.objects.filter(
+        pk=tournament_id, status=Tournament.Status.RUNNING, current_round__gte=F("rounds")
+    ).update(status=Tournament.Status.FINISHED, finished=db_now())
 
 
 def tournament_match_requeued(match: Match) -> None:

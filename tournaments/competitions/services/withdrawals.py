@@ -6,7 +6,7 @@ import logging
 
 from tournaments.bots.models import Bot
 from tournaments.competitions.models import Tournament
-from tournaments.competitions.services.tournaments import tournament_finish_if_done
+from tournaments.competitions.services.rounds import tournament_after_cancelled
 from tournaments.matches.life import matches_cancel
 from tournaments.matches.models import Match
 
@@ -39,4 +39,4 @@ def tournament_bot_withdrawn(bot: Bot) -> None:
     cancelled = matches_cancel(matches=Match.objects.filter(id__in=ids))
     logger.info("bot %s withdrawn: %d queued or running tournament match(es) cancelled", bot.pk, cancelled)
     for tournament_id in sorted(tournament_ids):
-        tournament_finish_if_done(tournament_id=tournament_id)
+        tournament_after_cancelled(tournament_id=tournament_id)
