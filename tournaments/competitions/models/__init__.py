@@ -3,10 +3,17 @@
 from tournaments.competitions.models.challenges import Challenge, ChallengeMatch
 from tournaments.competitions.models.ladders import Ladder
 from tournaments.competitions.models.schedules import TournamentSchedule
-from tournaments.competitions.models.tournaments import Participant, PerformanceFit, Tournament, TournamentRound
+from tournaments.competitions.models.tournaments import (
+    BracketPairing,
+    Participant,
+    PerformanceFit,
+    Tournament,
+    TournamentRound,
+)
 from tournaments.competitions.models.version_tests import VersionTest, VersionTestMatch
 
 __all__ = [
+    "BracketPairing",
     "Challenge",
     "ChallengeMatch",
     "Ladder",

@@ -13,7 +13,12 @@ from tournaments.competitions.models.tournaments import Tournament
 from tournaments.matches.models import ClockFields
 
 # What a schedule can repeat: editions take every active bot, so a gauntlet (which names a challenger) is not one.
-SCHEDULE_FORMATS = [(value, label) for value, label in Tournament.Format.choices if value != Tournament.Format.GAUNTLET]
+# Gauntlets and knockouts are made one at a time, not by a schedule.
+SCHEDULE_FORMATS = [
+    (value, label)
+    for value, label in Tournament.Format.choices
+    if value not in (Tournament.Format.GAUNTLET, Tournament.Format.KNOCKOUT, Tournament.Format.DOUBLE_ELIMINATION)
+]
 
 
 # Out here, not nested in the model, so that its Meta can name the members (a class nested in a

@@ -22,6 +22,13 @@ class TournamentFormat(models.TextChoices):
     DOUBLE = "double", "Double round robin"
     SWISS = "swiss", "Swiss"
     GAUNTLET = "gauntlet", "Gauntlet"
+    KNOCKOUT = "knockout", "Knockout (single elimination)"
+    DOUBLE_ELIMINATION = "double_elimination", "Double elimination"
+
+
+class TournamentSeeding(models.TextChoices):
+    RATING = "rating", "By rating"
+    RANDOM = "random", "Random draw"
 
 
 class TournamentStatus(models.TextChoices):
@@ -34,13 +41,14 @@ class TournamentStatus(models.TextChoices):
 class Tournament(ClockFields):
     Format = TournamentFormat
     Status = TournamentStatus
+    Seeding = TournamentSeeding
 
     game = models.ForeignKey("games.Game", on_delete=models.PROTECT, related_name="tournaments")
     name = models.CharField(max_length=200)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tournaments")
     options = models.JSONField(default=dict)
     seats = models.PositiveSmallIntegerField()
-    format = models.CharField(max_length=10, choices=Format.choices, default=Format.SINGLE)
+    format = models.CharField(max_length=20, choices=Format.choices, default=Format.SINGLE)
     games_per_pairing = models.PositiveSmallIntegerField(default=2)
     rated = models.BooleanField(default=True)
     # Staff raise it to run this tournament's matches ahead of everyone's (0: a fair share).
@@ -70,6 +78,8 @@ class Tournament(ClockFields):
     # when the organiser did not), and the round being played, claimed by a conditional UPDATE.
     rounds = models.PositiveSmallIntegerField(default=0, help_text="Swiss: rounds to play (0: from the field's size)")
     current_round = models.PositiveSmallIntegerField(default=0)
+    # Knockouts (and Swiss): how the participants are seeded at the start.
+    seeding = models.CharField(max_length=10, choices=Seeding.choices, default=Seeding.RATING)
 
     class Meta:
         ordering = ["-created", "-id"]
@@ -140,6 +150,31 @@ class TournamentRound(models.Model):
 
     def __str__(self) -> str:
         return f"round {self.number} of tournament {self.tournament_id}"
+
+
+class BracketPairing(models.Model):
+    """One pairing of a knockout, at its place in the bracket (``key``, brackets.py), with its games.
+
+    ``games`` lists the match indices played for it: its N games, then any
+    deciders.  Who won is read from those matches' results, never stored.
+    """
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="bracket_pairings")
+    key = models.CharField(max_length=12)
+    round = models.PositiveSmallIntegerField()
+    # The higher seed first: it sits first in the first game and goes through if the deciders tie too.
+    first = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="+")
+    second = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="+")
+    games = models.JSONField(default=list)
+
+    class Meta:
+        ordering = ["tournament_id", "round", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "key"], name="bracketpairing_unique_key"),
+        ]
+
+    def __str__(self) -> str:
+        return f"pairing {self.key} of tournament {self.tournament_id}"
 
 
 class PerformanceFit(models.Model):

@@ -20,7 +20,7 @@ from tournaments.competitions.swiss import SwissPlayer
 from tournaments.matches.models import Match, MatchSeat
 
 # Formats whose matches are planned a round at a time, each from the results before it.
-ROUND_FORMATS = frozenset({Tournament.Format.SWISS})
+ROUND_FORMATS = frozenset({Tournament.Format.SWISS, Tournament.Format.KNOCKOUT, Tournament.Format.DOUBLE_ELIMINATION})
 
 OPEN = (Match.Status.QUEUED, Match.Status.RUNNING)
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from django.conf import settings
 
+from tournaments.competitions.brackets import DECIDERS_MOST, bracket_pairings_played
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.plans import gauntlet_size, round_robin_size
 from tournaments.competitions.swiss import swiss_rounds_most, swiss_size
@@ -58,10 +59,11 @@ def round_robin_shape_check(
             f"Format is one of {', '.join(Tournament.Format.values)}.", fields={"format": ["invalid choice"]}
         )
     swiss = format == Tournament.Format.SWISS
-    if swiss and teams != 2:
+    knockout = format in (Tournament.Format.KNOCKOUT, Tournament.Format.DOUBLE_ELIMINATION)
+    if (swiss or knockout) and teams != 2:
+        label = "A Swiss tournament" if swiss else "A knockout"
         raise ServiceError(
-            f"A Swiss tournament pairs two sides a game; {game_id} with {seats} seats has {teams}. "
-            "Play it as a round robin.",
+            f"{label} pairs two sides a game; {game_id} with {seats} seats has {teams}. Play it as a round robin.",
             code="format_needs_two_teams",
             fields={"format": ["needs two teams"]},
         )
@@ -84,6 +86,13 @@ def round_robin_shape_check(
         )
     if swiss:
         swiss_check(participants=len(bot_ids), rounds=rounds, games_per_pairing=games_per_pairing)
+        return
+    if knockout:
+        knockout_check(
+            participants=len(bot_ids),
+            double=format == Tournament.Format.DOUBLE_ELIMINATION,
+            games_per_pairing=games_per_pairing,
+        )
         return
     legs = 2 if format == Tournament.Format.DOUBLE else 1
     round_robin_check(participants=len(bot_ids), teams=teams, games_per_pairing=games_per_pairing, legs=legs)
@@ -140,6 +149,46 @@ def swiss_check(*, participants: int, rounds: int, games_per_pairing: int) -> in
             fields={"games_per_pairing": ["too many matches"], "rounds": ["too many matches"]},
         )
     return size
+
+
+def knockout_check(*, participants: int, double: bool, games_per_pairing: int) -> int:
+    """The most matches a knockout of this shape plays; ServiceError (400) when over a limit.
+
+    Its field is limited like a Swiss's (ARBITER_SWISS_MAX_PARTICIPANTS); the
+    most it plays is every pairing with all its deciders.
+    """
+    most = settings.ARBITER_SWISS_MAX_PARTICIPANTS
+    if participants > most:
+        raise ServiceError(
+            f"A knockout takes at most {most} bots (ARBITER_SWISS_MAX_PARTICIPANTS); {participants} listed.",
+            code="too_many_participants",
+            fields={"participants": ["too many bots"]},
+        )
+    size = knockout_size(participants=participants, double=double, games_per_pairing=games_per_pairing)
+    most = settings.ARBITER_TOURNAMENT_MAX_MATCHES
+    if size > most:
+        raise ServiceError(
+            f"This knockout could play up to {size} matches; at most {most} are allowed "
+            "(ARBITER_TOURNAMENT_MAX_MATCHES). Enter fewer bots or play fewer games per pairing.",
+            code="too_many_matches",
+            fields={"games_per_pairing": ["too many matches"], "participants": ["too many matches"]},
+        )
+    return size
+
+
+def knockout_size(*, participants: int, double: bool, games_per_pairing: int) -> int:
+    """The most matches a knockout plays: every pairing it can play (a reset included) with every decider."""
+    pairings = bracket_pairings_played(participants, double=double, reset=double)
+    return pairings * (games_per_pairing + DECIDERS_MOST)
+
+
+def knockout_fit(*, available: int, double: bool, games_per_pairing: int) -> int:
+    """How many of ``available`` bots an all-active knockout can enter within the limits."""
+    count = min(available, settings.ARBITER_SWISS_MAX_PARTICIPANTS)
+    most = settings.ARBITER_TOURNAMENT_MAX_MATCHES
+    while count > 2 and knockout_size(participants=count, double=double, games_per_pairing=games_per_pairing) > most:
+        count -= 1
+    return count
 
 
 def gauntlet_fit(*, available: int, games_per_pairing: int) -> int:

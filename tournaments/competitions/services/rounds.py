@@ -1,4 +1,4 @@
-"""Tournaments played in rounds (Swiss): round 1 at the start, each next round once the one before is over.
+"""Tournaments played in rounds (Swiss, knockouts): round 1 at the start, each next round once the one before is over.
 
 A round is planned exactly once: whoever plans it first moves the
 tournament's ``current_round`` on with a conditional UPDATE (``WHERE
@@ -23,9 +23,11 @@ from django.db import transaction
 from django.db.models import F, Max
 
 from engines import get_engine
-from tournaments.competitions.models import Participant, Tournament, TournamentRound
+from tournaments.competitions.models import Tournament, TournamentRound
 from tournaments.competitions.selectors.rounds import ROUND_FORMATS, round_open, swiss_field
+from tournaments.competitions.services.knockouts import KNOCKOUT_FORMATS, knockout_round_next
 from tournaments.competitions.services.limits import queue_check
+from tournaments.competitions.services.seeding import participants_seed
 from tournaments.competitions.services.tournaments import (
     tournament_finish_if_done,
     tournament_match_config,
@@ -35,7 +37,6 @@ from tournaments.competitions.swiss import SwissPairingError, swiss_pair, swiss_
 from tournaments.matches.life import Lineup, matches_create, matches_enqueue
 from tournaments.matches.models import Match
 from tournaments.matches.seeds import seed_draw
-from tournaments.ratings.models import Rating
 
 logger = logging.getLogger(__name__)
 
@@ -45,21 +46,9 @@ def swiss_start(*, tournament: Tournament) -> list[int]:
 
     Called by ``tournament_start`` inside its transaction, holding the
     tournament's lock; the caller enqueues the matches and sets ``planned``.
-    The seeds are the participants' numbers from here on: the highest rating
-    in the tournament's pool first, unrated bots after the rated ones, in
-    their entry order.
+    The seeds are the participants' numbers from here on (services/seeding.py).
     """
-    entries = list(Participant.objects.filter(tournament=tournament).order_by("number"))
-    elo = dict(
-        Rating.objects.filter(
-            pool=tournament.rating_pool, bot_version_id__in=[e.bot_version_id for e in entries]
-        ).values_list("bot_version_id", "elo")
-    )
-    seeded = sorted(entries, key=lambda e: (e.bot_version_id not in elo, -elo.get(e.bot_version_id, 0.0), e.number))
-    Participant.objects.filter(tournament=tournament).delete()
-    Participant.objects.bulk_create(
-        [Participant(tournament=tournament, bot_version_id=e.bot_version_id, number=i) for i, e in enumerate(seeded)]
-    )
+    seeded = participants_seed(tournament=tournament)
     count = len(seeded)
     rounds = min(tournament.rounds or swiss_rounds_default(count), swiss_rounds_most(count))
     if tournament.rounds > rounds:
@@ -113,6 +102,8 @@ def tournament_round_next(*, tournament_id: int) -> int | None:
             return None
         if tournament.format not in ROUND_FORMATS or round_open(tournament=tournament):
             return None
+        if tournament.format in KNOCKOUT_FORMATS:
+            return knockout_round_next(tournament=tournament)
         if tournament.current_round >= tournament.rounds:
             tournament_finish_if_done(tournament_id=tournament_id)
             return None

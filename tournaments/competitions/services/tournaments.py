@@ -25,6 +25,7 @@ from tournaments.competitions.services.gauntlets import (
     gauntlet_size_check,
 )
 from tournaments.competitions.services.limits import (
+    knockout_fit,
     queue_check,
     round_robin_check,
     round_robin_fit,
@@ -67,8 +68,11 @@ def tournament_create(
     version_ids: Sequence[int] = (),
     challenger_id: int | None = None,
     rounds: int = 0,
+    seeding: str = Tournament.Seeding.RATING,
 ) -> Tournament:
-    """A DRAFT round robin (or Swiss of ``rounds`` rounds; 0: from the field) of the current versions of ``bot_ids``.
+    """A DRAFT round robin (or Swiss of ``rounds`` rounds; 0: from the field; or knockout) of ``bot_ids``' versions.
+
+    A Swiss or knockout is seeded at its start as ``seeding`` says (by rating, or a random draw).
 
     ``version_ids`` pins some participants to other versions of their bots.
     With ``all_active`` the participants are instead every active bot of the
@@ -89,6 +93,10 @@ def tournament_create(
     )
     seats, options, pool, teams = config.seats, config.options, config.pool, config.teams
     clock_check(Clock(move_ms=move_ms, game_ms=game_ms, startup_ms=startup_ms))
+    if seeding not in Tournament.Seeding.values:
+        raise ServiceError(
+            f"Seeding is one of {', '.join(Tournament.Seeding.values)}.", fields={"seeding": ["invalid choice"]}
+        )
     if gauntlet:
         if rounds:
             raise ServiceError("Only a Swiss tournament has rounds.", fields={"rounds": ["not a Swiss"]})
@@ -130,6 +138,7 @@ def tournament_create(
             # The challenger is entered first: participant number 0.
             challenger_id=versions[0] if gauntlet else None,
             rounds=rounds,
+            seeding=seeding,
         )
         Participant.objects.bulk_create(
             [Participant(tournament=tournament, bot_version_id=v, number=i) for i, v in enumerate(versions)]
@@ -151,7 +160,13 @@ def _participants_fill_all_active(*, tournament: Tournament) -> int:
     current = versions_current(bot_ids=bots.values_list("id", flat=True))
     versions = [current[bot_id] for bot_id in sorted(current)]
     teams = len(get_engine(tournament.game_id).teams(tournament.seats, tournament.options))
-    if tournament.format == Tournament.Format.SWISS:
+    if tournament.format in (Tournament.Format.KNOCKOUT, Tournament.Format.DOUBLE_ELIMINATION):
+        fit = knockout_fit(
+            available=len(versions),
+            double=tournament.format == Tournament.Format.DOUBLE_ELIMINATION,
+            games_per_pairing=tournament.games_per_pairing,
+        )
+    elif tournament.format == Tournament.Format.SWISS:
         fit = swiss_fit(
             available=len(versions), rounds=tournament.rounds, games_per_pairing=tournament.games_per_pairing
         )
@@ -187,6 +202,11 @@ def _matches_schedule(*, tournament: Tournament) -> tuple[list[int], int]:
         from tournaments.competitions.services.rounds import swiss_start
 
         ids = swiss_start(tournament=tournament)
+        return ids, len(ids)
+    if tournament.format in (Tournament.Format.KNOCKOUT, Tournament.Format.DOUBLE_ELIMINATION):
+        from tournaments.competitions.services.knockouts import knockout_start
+
+        ids = knockout_start(tournament=tournament)
         return ids, len(ids)
     teams = get_engine(tournament.game_id).teams(tournament.seats, tournament.options)
     if tournament.format == Tournament.Format.GAUNTLET:

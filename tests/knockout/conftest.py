@@ -1,0 +1,54 @@
+"""Fixtures for the knockout tests: the service suite's users and bots, and a knockout played to its end."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+
+from tests.service.conftest import _games, make_bot, other, play, staff, user  # noqa: F401
+from tournaments.competitions.models import Tournament
+from tournaments.competitions.services.tournaments import tournament_create, tournament_start
+from tournaments.matches.models import Match, MatchSeat
+
+
+@pytest.fixture
+def knockout_played(user: Any, make_bot: Any, play: Any) -> Callable[..., Tournament]:  # noqa: F811 - the fixtures above
+    """A knockout of ``count`` bots started and played to its end, each game's ranks as ``ranks`` says.
+
+    Matches are recorded through the record service, as a worker records them:
+    the next round (or a decider) appears only when the recordings plan it.
+    ``ranks(first_version, second_version)`` gives the two seats' ranks.
+    """
+
+    def run(
+        *,
+        count: int,
+        format: str,
+        ranks: Callable[[int, int], Sequence[int]],
+        games_per_pairing: int = 1,
+    ) -> Tournament:
+        bots = [make_bot() for _ in range(count)]
+        tournament = tournament_create(
+            owner=user,
+            game_id="gamesup",
+            name="knockout",
+            bot_ids=[b.id for b in bots],
+            format=format,
+            games_per_pairing=games_per_pairing,
+        )
+        tournament_start(tournament=tournament, user=user)
+        while True:
+            queued = list(Match.objects.filter(tournament=tournament, status=Match.Status.QUEUED).order_by("index"))
+            if not queued:
+                break
+            for match in queued:
+                seats = list(
+                    MatchSeat.objects.filter(match=match).order_by("seat").values_list("bot_version_id", flat=True)
+                )
+                assert play(match, list(ranks(seats[0], seats[1])))
+        tournament.refresh_from_db()
+        return tournament
+
+    return run
