@@ -6,7 +6,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from tournaments.accounts import api as accounts
 from tournaments.api.root import ApiRootApi
 from tournaments.bots import api as bots
-from tournaments.competitions.api import challenges, gauntlets, schedules, tournaments, version_tests
+from tournaments.competitions.api import brackets, challenges, gauntlets, schedules, tournaments, version_tests
 from tournaments.games import api as games
 from tournaments.matches import api as matches
 from tournaments.ratings import api as ratings
@@ -50,6 +50,11 @@ urlpatterns = [
         "tournaments/<int:tournament_id>/gauntlet/",
         gauntlets.GauntletReportApi.as_view(),
         name="api-tournament-gauntlet",
+    ),
+    path(
+        "tournaments/<int:tournament_id>/bracket/",
+        brackets.TournamentBracketApi.as_view(),
+        name="api-tournament-bracket",
     ),
     path(
         "tournaments/<int:tournament_id>/rounds/",

@@ -165,6 +165,12 @@ TABLE: dict[tuple[str, str], tuple[str, Any, dict[str, int]]] = {
         None,
         {A: 404, O: 404, W: 404, S: 404},
     ),
+    # A round robin has no bracket either.
+    ("api-tournament-bracket", "get"): (
+        "/api/tournaments/{tournament}/bracket/",
+        None,
+        {A: 404, O: 404, W: 404, S: 404},
+    ),
     ("api-tournament-rounds", "get"): (
         "/api/tournaments/{tournament}/rounds/",
         None,

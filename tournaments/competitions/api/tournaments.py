@@ -1,4 +1,4 @@
-"""Tournaments (round robins and Swiss): create, start, cancel, progress, standings, crosstable, rounds."""
+"""Tournaments (round robins, Swiss, knockouts): create, start, cancel, progress, standings, crosstable, rounds."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ class TournamentOutputSerializer(serializers.ModelSerializer):
             "id", "name", "game", "owner", "options", "seats", "format", "games_per_pairing",
             "move_ms", "game_ms", "startup_ms", "rated", "rating_pool", "status",
             "created", "started", "finished", "planned",
-            "rounds", "current_round",  # Swiss
+            "rounds", "current_round", "seeding",  # Swiss and knockouts
             "start_at", "all_active", "schedule",  # scheduled and recurring tournaments
             "challenger",  # a gauntlet's
         ]  # fmt: skip
@@ -144,6 +144,12 @@ class TournamentInputSerializer(ClockInputSerializer):
         min_value=0,
         max_value=1000,
         help_text="Swiss only: the rounds to play (at most half the field); 0 chooses ceil(log2(bots)).",
+    )
+    seeding = serializers.ChoiceField(
+        choices=Tournament.Seeding.choices,
+        default=Tournament.Seeding.RATING,
+        help_text="Swiss and knockouts: seeds by rating in the tournament's pool (unrated bots last, in entry "
+        "order), or a random draw made on the server at the start.",
     )
     rated = serializers.BooleanField(default=True)
     start = serializers.BooleanField(default=False, help_text="Start at once (else POST .../start/ later).")
