@@ -292,3 +292,9 @@ def bracket_pairings_played(entrants: int, *, double: bool, reset: bool) -> int:
     if entrants < 2:
         return 0
     return 2 * entrants - 2 + (1 if reset else 0) if double else entrants - 1
+
+
+def knockout_size(*, participants: int, double: bool, games_per_pairing: int) -> int:
+    """The most matches a knockout plays: every pairing it can play (a reset included) with every decider."""
+    pairings = bracket_pairings_played(participants, double=double, reset=double)
+    return pairings * (games_per_pairing + DECIDERS_MOST)

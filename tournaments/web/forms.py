@@ -83,7 +83,7 @@ def _option_field(option: Any) -> forms.Field:
 
 
 class TournamentForm(forms.Form):
-    """A round robin or Swiss of one game: its seats and options come from the engine's own list."""
+    """A round robin, Swiss or knockout of one game: its seats and options come from the engine's own list."""
 
     name = forms.CharField(required=False, max_length=200)
     seats = forms.TypedChoiceField(coerce=int, choices=[])
@@ -96,12 +96,18 @@ class TournamentForm(forms.Form):
     format = forms.ChoiceField(choices=Tournament.Format.choices, initial=Tournament.Format.SINGLE)
     games_per_pairing = forms.IntegerField(
         min_value=1, max_value=100, initial=2, help_text="Games each group plays per leg; a double round robin "
-        "plays them twice, with the seats swapped."
+        "plays them twice, with the seats swapped; a knockout's pairing is a best of this many, deciders if level."
     )  # fmt: skip
     rounds = forms.IntegerField(
         required=False, min_value=0, max_value=1000, initial=0, help_text="Swiss only: rounds to play, at most half "
         "the field; 0 or empty: ceil(log2(bots))."
     )  # fmt: skip
+    seeding = forms.ChoiceField(
+        required=False,
+        choices=Tournament.Seeding.choices,
+        initial=Tournament.Seeding.RATING,
+        help_text="Swiss and knockouts: seeds by rating in the tournament's pool, or a random draw at the start.",
+    )
     move_ms = forms.IntegerField(
         min_value=1,
         max_value=CLOCK_LIMITS_MS["move_ms"],
@@ -158,8 +164,18 @@ class TournamentForm(forms.Form):
         return [self["challenger"]]
 
     def clock_fields(self) -> list[forms.BoundField]:
-        """Format, games per pairing, the three clocks, rated and start, for the template."""
-        names = ["format", "games_per_pairing", "rounds", "move_ms", "game_ms", "startup_ms", "rated", "start"]
+        """Format, games per pairing, rounds, seeding, the three clocks, rated and start, for the template."""
+        names = [
+            "format",
+            "games_per_pairing",
+            "rounds",
+            "seeding",
+            "move_ms",
+            "game_ms",
+            "startup_ms",
+            "rated",
+            "start",
+        ]
         return [self[name] for name in names]
 
 

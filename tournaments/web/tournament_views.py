@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST
 
 from engines import Engine, UnknownEngineError, get_engine
 from tournaments.bots.selectors import bot_list
+from tournaments.competitions.models import Tournament
 from tournaments.competitions.selectors.tournaments import round_robin_match_count, tournament_get
 from tournaments.competitions.services.tournaments import tournament_cancel, tournament_create, tournament_start
 from tournaments.errors import ServiceError
@@ -99,6 +100,7 @@ def _create(request: HttpRequest, game: Game, form: TournamentForm) -> Any:
             format=data["format"],
             games_per_pairing=data["games_per_pairing"],
             rounds=data["rounds"] or 0,
+            seeding=data["seeding"] or Tournament.Seeding.RATING,
             move_ms=data["move_ms"],
             game_ms=data["game_ms"],
             startup_ms=data["startup_ms"],

@@ -18,6 +18,7 @@ from rest_framework.utils.encoders import JSONEncoder
 
 from engines import UnknownEngineError, get_engine
 from tournaments.competitions.models import Tournament
+from tournaments.competitions.selectors.brackets import tournament_bracket
 from tournaments.competitions.selectors.gauntlets import gauntlet_report
 from tournaments.competitions.selectors.performance import tournament_los_matrix
 from tournaments.competitions.selectors.rounds import tournament_rounds
@@ -207,10 +208,11 @@ def _tournament_context(tournament: Tournament, user: Any) -> dict[str, Any]:
     table = tournament_table(tournament=tournament)
     standings, crosstable = table["standings"], table["crosstable"]
     swiss = tournament.format == Tournament.Format.SWISS
-    # A Swiss shows its rounds instead of a crosstable (a big field meets a few opponents each).
+    knockout = tournament.format in (Tournament.Format.KNOCKOUT, Tournament.Format.DOUBLE_ELIMINATION)
+    # A Swiss shows its rounds, a knockout its bracket, instead of a crosstable (a big field meets a few opponents).
     cross_rows = (
         []
-        if swiss
+        if swiss or knockout
         else [
             {
                 "name": p["bot_name"],
@@ -233,6 +235,8 @@ def _tournament_context(tournament: Tournament, user: Any) -> dict[str, Any]:
         "tournament": tournament,
         "swiss": swiss,
         "rounds": list(reversed(tournament_rounds(tournament=tournament))) if swiss else [],
+        "knockout": knockout,
+        "bracket": _bracket_parts(tournament) if knockout else None,
         "progress": progress,
         "done": done,
         # Matches done or under way: the live script compares it with the API's progress.
@@ -248,6 +252,25 @@ def _tournament_context(tournament: Tournament, user: Any) -> dict[str, Any]:
         "refresh_ms": LIVE_REFRESH_MS,
         "public_pool": pool_is_public(tournament.rating_pool),
         "gauntlet": gauntlet_report(tournament=tournament),
+    }
+
+
+BRACKET_PARTS = {"W": "Winners' bracket", "L": "Losers' bracket", "F": "Grand final"}
+
+
+def _bracket_parts(tournament: Tournament) -> dict[str, Any]:
+    """The bracket in columns: each part of it (winners', losers', final), its rounds left to right."""
+    bracket = tournament_bracket(tournament=tournament)
+    parts: dict[str, dict[int, list[dict[str, Any]]]] = {}
+    for node in bracket["nodes"]:
+        parts.setdefault(node["part"], {}).setdefault(node["round"], []).append(node)
+    titles = {"W": "Bracket"} if tournament.format == Tournament.Format.KNOCKOUT else BRACKET_PARTS
+    return {
+        "parts": [
+            {"key": key, "title": titles[key], "rounds": [{"number": n, "nodes": rows} for n, rows in rounds.items()]}
+            for key, rounds in parts.items()
+        ],
+        "placings": bracket["placings"],
     }
 
 

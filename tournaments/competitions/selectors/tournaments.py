@@ -11,6 +11,7 @@ from django.db.models.functions import Coalesce
 from engines import get_engine
 from tournaments.bots.models import Bot
 from tournaments.bots.selectors import bots_private_to_others
+from tournaments.competitions.brackets import knockout_size
 from tournaments.competitions.models import Participant, Tournament
 from tournaments.competitions.plans import gauntlet_size
 from tournaments.competitions.swiss import swiss_size
@@ -118,8 +119,8 @@ def round_robin_match_count(
     games_per_pairing: int,
     rounds: int = 0,
 ) -> int:
-    """How many matches a round robin with these settings plays, or a Swiss at most (ServiceError for settings
-    the game refuses).
+    """How many matches a round robin with these settings plays, or a Swiss or knockout at most (ServiceError for
+    settings the game refuses).
 
     For a gauntlet, ``participants`` is its field, each member playing the challenger ``games_per_pairing`` games.
     """
@@ -129,6 +130,9 @@ def round_robin_match_count(
     )
     if gauntlet:
         return gauntlet_size(field=participants, games_per_pairing=games_per_pairing)
+    if format in (Tournament.Format.KNOCKOUT, Tournament.Format.DOUBLE_ELIMINATION):
+        double = format == Tournament.Format.DOUBLE_ELIMINATION
+        return knockout_size(participants=participants, double=double, games_per_pairing=games_per_pairing)
     if format == Tournament.Format.SWISS:
         return swiss_size(participants=participants, rounds=rounds, games_per_pairing=games_per_pairing)
     legs = 2 if format == Tournament.Format.DOUBLE else 1

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.conf import settings
 
-from tournaments.competitions.brackets import DECIDERS_MOST, bracket_pairings_played
+from tournaments.competitions.brackets import knockout_size
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.plans import gauntlet_size, round_robin_size
 from tournaments.competitions.swiss import swiss_rounds_most, swiss_size
@@ -174,12 +174,6 @@ def knockout_check(*, participants: int, double: bool, games_per_pairing: int) -
             fields={"games_per_pairing": ["too many matches"], "participants": ["too many matches"]},
         )
     return size
-
-
-def knockout_size(*, participants: int, double: bool, games_per_pairing: int) -> int:
-    """The most matches a knockout plays: every pairing it can play (a reset included) with every decider."""
-    pairings = bracket_pairings_played(participants, double=double, reset=double)
-    return pairings * (games_per_pairing + DECIDERS_MOST)
 
 
 def knockout_fit(*, available: int, double: bool, games_per_pairing: int) -> int:
