@@ -267,6 +267,11 @@ def tournament_gauntlet(*, login: Login, tournament_id: int) -> dict[str, Any]:
     return dict(call(login.server, "GET", f"/api/tournaments/{tournament_id}/gauntlet/", token=login.token))
 
 
+def tournament_bracket(*, login: Login, tournament_id: int) -> dict[str, Any]:
+    """A knockout's bracket: every pairing with its games and winner, and the placings once decided."""
+    return dict(call(login.server, "GET", f"/api/tournaments/{tournament_id}/bracket/", token=login.token))
+
+
 def challenge_create(*, login: Login, spec: dict[str, Any]) -> dict[str, Any]:
     """Ask for games between one of the author's bots and another bot; the challenge."""
     return dict(call(login.server, "POST", "/api/challenges/", token=login.token, data=spec))

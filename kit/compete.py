@@ -140,6 +140,7 @@ def _tournament_spec(args: argparse.Namespace, login: client.Login) -> tuple[dic
         "format": "gauntlet" if challenger else args.format,
         "games_per_pairing": args.games_per_pairing,
         **({"rounds": args.rounds} if args.rounds else {}),
+        **({"seeding": args.seeding} if args.seeding else {}),
         "rated": not args.unrated,
         "all_active": bool(args.all_active),
         "start": True,
@@ -154,8 +155,17 @@ def _tournament_spec(args: argparse.Namespace, login: client.Login) -> tuple[dic
     return spec, f"({game}): {plural(len(bots), 'bot')}"
 
 
+KNOCKOUTS = ("knockout", "double_elimination")
+
+
+def _placings_show(bracket: dict[str, Any]) -> None:
+    """A knockout's final placings, one line each: place, seed and name."""
+    for row in bracket["placings"]:
+        print(f"{row['place']:>3}  (seed {row['seed']})  {row['name']}")
+
+
 def tournament_run(args: argparse.Namespace) -> int:
-    """``arbiter tournament``: create and start a round robin, Swiss or gauntlet (or show one), then watch it."""
+    """``arbiter tournament``: create and start a tournament of any format (or show one), then watch it."""
     login = client.login_load()
     if args.show is not None:
         tournament = client.tournament_get(login=login, tournament_id=args.show)
@@ -178,6 +188,8 @@ def tournament_run(args: argparse.Namespace) -> int:
     print(f"tournament {tid}: {ended['status']}")
     if ended.get("format") == "gauntlet":
         _gauntlet_show(client.tournament_gauntlet(login=login, tournament_id=tid))
+    elif ended.get("format") in KNOCKOUTS:
+        _placings_show(client.tournament_bracket(login=login, tournament_id=tid))
     else:
         _standings_show(client.tournament_standings(login=login, tournament_id=tid))
     return 0
@@ -231,19 +243,26 @@ def parsers_add(sub: Any) -> None:
     """Add the ``tournament`` and ``challenge`` commands to ``arbiter``'s sub-parsers."""
     tournament = sub.add_parser(
         "tournament",
-        help="a round robin, Swiss or gauntlet on the server among chosen bots (yours and others' public ones)",
+        help="a round robin, Swiss, knockout or gauntlet on the server among chosen bots (yours and others' public)",
     )
     tournament.add_argument("bots", nargs="*", metavar="BOT", help="a bot's id, owner/name, or the name of your bot")
     tournament.add_argument("--game", help="game id (default: the bots' game)")
     tournament.add_argument("--name", help="the tournament's name (default: the bots' names)")
     tournament.add_argument(
         "--format",
-        choices=("single", "double", "swiss"),
+        choices=("single", "double", "swiss", *KNOCKOUTS),
         default="single",
-        help="a round robin (default single) or swiss",
+        help="a round robin (default single), swiss, or a knockout (single or double elimination)",
+    )
+    tournament.add_argument(
+        "--seeding",
+        choices=("rating", "random"),
+        help="swiss and knockouts: seeds by rating (default) or a random draw on the server",
     )
     tournament.add_argument("--rounds", type=int, default=0, help="swiss: rounds to play (default: ceil(log2(bots)))")
-    tournament.add_argument("--games-per-pairing", type=int, default=2, help="default 2")
+    tournament.add_argument(
+        "--games-per-pairing", type=int, default=2, help="default 2 (a knockout: best of this many, deciders if level)"
+    )
     tournament.add_argument("--unrated", action="store_true", help="leave the ratings alone")
     tournament.add_argument(
         "--gauntlet", metavar="BOT", help="a gauntlet: this bot against each BOT named (its field), in pairs of games"

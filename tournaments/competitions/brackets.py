@@ -29,6 +29,7 @@ then the higher seed (the pairing's first side) goes through.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 #: Decider games a tied pairing plays at most before the higher seed goes through.
@@ -193,11 +194,15 @@ def bracket_nodes(entrants: int, *, double: bool) -> list[Node]:
     return double_elimination(entrants) if double else single_elimination(entrants)
 
 
-def bracket_resolve(nodes: Sequence[Node], entrants: int, winners: Mapping[str, int]) -> dict[str, NodeState]:
+def bracket_resolve(
+    nodes: Sequence[Node], entrants: int, winners: Mapping[str, int], withdrawn: AbstractSet[int] = frozenset()
+) -> dict[str, NodeState]:
     """Each node's state given ``winners`` (node key -> entrant index) of the pairings played so far.
 
     A winner given for a node that is not due (not both sides known) is
-    ignored, so the result depends only on results that count.
+    ignored, so the result depends only on results that count.  A pairing not
+    yet won with a ``withdrawn`` entrant in it goes to the other side (to the
+    first if both are withdrawn) without more games; one already won stays won.
     """
     states: dict[str, NodeState] = {}
 
@@ -221,6 +226,9 @@ def bracket_resolve(nodes: Sequence[Node], entrants: int, winners: Mapping[str, 
         elif node.key in winners and winners[node.key] in (a, b):
             w = winners[node.key]
             states[node.key] = NodeState(node.key, DECIDED, a, b, w, b if w == a else a, True)
+        elif a in withdrawn or b in withdrawn:
+            w = b if a in withdrawn and b not in withdrawn else a
+            states[node.key] = NodeState(node.key, DECIDED, a, b, w, b if w == a else a, False)
         else:
             states[node.key] = NodeState(node.key, DUE, a, b, None, None, True)
     return states

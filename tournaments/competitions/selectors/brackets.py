@@ -11,6 +11,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from django.db.models import Exists, OuterRef
+
+from tournaments.bots.models import Bot
 from tournaments.competitions.brackets import (
     DECIDED,
     EMPTY,
@@ -24,6 +27,7 @@ from tournaments.competitions.brackets import (
 )
 from tournaments.competitions.models import BracketPairing, Participant, Tournament
 from tournaments.competitions.selectors.rounds import OPEN, team_points
+from tournaments.competitions.selectors.tournaments import withdrawn_in
 from tournaments.matches.models import Match, MatchSeat
 
 
@@ -49,10 +53,22 @@ class BracketState:
 
 
 def knockout_state(*, tournament: Tournament) -> BracketState:
-    """The bracket of a knockout now (three queries): who met whom, who won, what is due."""
-    versions = list(
-        Participant.objects.filter(tournament=tournament).order_by("number").values_list("bot_version_id", flat=True)
+    """The bracket of a knockout now (three queries): who met whom, who won, what is due.
+
+    A withdrawn bot loses the pairings it has not won yet (brackets.py).
+    """
+    entries = list(
+        Participant.objects.filter(tournament=tournament)
+        .annotate(
+            withdrawn=Exists(
+                Bot.objects.filter(withdrawn_in(tournament=tournament), pk=OuterRef("bot_version__bot_id"))
+            )
+        )
+        .order_by("number")
+        .values_list("bot_version_id", "withdrawn")
     )
+    versions = [v for v, _ in entries]
+    withdrawn = {i for i, (_, out) in enumerate(entries) if out}
     nodes = bracket_nodes(len(versions), double=tournament.format == Tournament.Format.DOUBLE_ELIMINATION)
     rows = list(BracketPairing.objects.filter(tournament=tournament).order_by("round", "id"))
     # match index -> team -> (version, rank), and the match's id and status
@@ -94,7 +110,7 @@ def knockout_state(*, tournament: Tournament) -> BracketState:
         if decision.winner is not None:
             winners[row.key] = seed[row.first_id if decision.winner == 0 else row.second_id]
         pairings[row.key] = PairingPlayed(row, points, still_open, matches, decision)
-    states = bracket_resolve(nodes, len(versions), winners)
+    states = bracket_resolve(nodes, len(versions), winners, withdrawn)
     return BracketState(versions=versions, nodes=nodes, states=states, pairings=pairings)
 
 

@@ -18,7 +18,7 @@ import logging
 from django.db.models import F, Max
 
 from engines import get_engine
-from tournaments.competitions.brackets import Node, bracket_depth, bracket_due, bracket_nodes
+from tournaments.competitions.brackets import DUE, Node, bracket_depth, bracket_due, bracket_nodes
 from tournaments.competitions.models import BracketPairing, Tournament, TournamentRound
 from tournaments.competitions.selectors.brackets import BracketState, knockout_state
 from tournaments.competitions.services.limits import queue_check
@@ -120,7 +120,13 @@ def _deciders_insert(*, tournament: Tournament, state: BracketState) -> list[int
 
     None when another process added them first.
     """
-    tied = [p for p in state.pairings.values() if p.decision.decider and p.row.round == tournament.current_round]
+    tied = [
+        p
+        for p in state.pairings.values()
+        if p.decision.decider
+        and p.row.round == tournament.current_round
+        and state.states[p.row.key].status == DUE  # not given up by a withdrawn bot
+    ]
     if not tied:
         return []
     row = TournamentRound.objects.get(tournament=tournament, number=tournament.current_round)
