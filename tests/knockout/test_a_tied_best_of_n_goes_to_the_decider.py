@@ -11,7 +11,7 @@ import pytest
 
 from tournaments.competitions.brackets import DECIDERS_MOST
 from tournaments.competitions.models import Tournament, TournamentRound
-from tournaments.competitions.selectors.brackets import tournament_bracket
+from tournaments.competitions.selectors.brackets import knockout_rounds, tournament_bracket
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 from tournaments.matches.models import Match, MatchSeat
 
@@ -61,6 +61,8 @@ def test_a_tied_best_of_n_goes_to_the_decider(user: Any, make_bot: Any, play: An
     assert list(TournamentRound.objects.filter(tournament=tournament).values_list("number", "size")) == [(1, 4)]
     tournament.refresh_from_db()
     assert (tournament.status, tournament.rounds, tournament.planned) == (Tournament.Status.FINISHED, 1, 4)
+    (round_1,) = knockout_rounds(tournament=tournament)  # the rounds endpoint's view: the deciders in round 1
+    assert [len(p["matches"]) for p in round_1["pairings"]] == [4]
     final = tournament_bracket(tournament=tournament)["nodes"][0]
     assert (final["first_points"], final["second_points"]) == (1.5, 2.5)
     assert final["winner"]["bot_version"] == low

@@ -19,6 +19,7 @@ from tournaments.api.pagination import Pagination
 from tournaments.api.schema import error
 from tournaments.competitions.filters import TournamentFilter
 from tournaments.competitions.models import Tournament
+from tournaments.competitions.selectors.brackets import knockout_rounds
 from tournaments.competitions.selectors.rounds import tournament_rounds
 from tournaments.competitions.selectors.standings import (
     tournament_crosstable,
@@ -338,9 +339,9 @@ class RoundsSerializer(serializers.Serializer):
 
 class TournamentRoundsApi(APIView):
     @extend_schema(
-        summary="A Swiss tournament's rounds",
+        summary="A Swiss tournament's or knockout's rounds",
         description="Each round planned so far: its pairings with their games and points, and its bye. "
-        "A round robin has none.",
+        "A knockout's pairings list their deciders too (its bracket: .../bracket/). A round robin has none.",
         responses={200: RoundsSerializer},
     )
     def get(self, request: Request, tournament_id: int) -> Response:
@@ -350,6 +351,10 @@ class TournamentRoundsApi(APIView):
                 "tournament": tournament.id,
                 "rounds": tournament.rounds,
                 "current_round": tournament.current_round,
-                "round_list": tournament_rounds(tournament=tournament),
+                "round_list": (
+                    knockout_rounds(tournament=tournament)
+                    if tournament.format in (Tournament.Format.KNOCKOUT, Tournament.Format.DOUBLE_ELIMINATION)
+                    else tournament_rounds(tournament=tournament)
+                ),
             }
         )

@@ -162,3 +162,30 @@ def tournament_bracket(*, tournament: Tournament) -> dict[str, Any]:
             key=lambda row: (row["place"], row["seed"]),
         ),
     }
+
+
+def knockout_rounds(*, tournament: Tournament) -> list[dict[str, Any]]:
+    """A knockout's rounds in the shape of ``rounds.tournament_rounds``: each round's pairings, deciders included."""
+    state = knockout_state(tournament=tournament)
+    names = dict(
+        Participant.objects.filter(tournament=tournament).values_list("bot_version_id", "bot_version__bot__name")
+    )
+    by_round: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for played in state.pairings.values():
+        row = played.row
+        by_round[row.round].append(
+            {
+                "first": row.first_id,
+                "first_name": names.get(row.first_id, ""),
+                "second": row.second_id,
+                "second_name": names.get(row.second_id, ""),
+                "first_points": sum(p[0] for p in played.points),
+                "second_points": sum(p[1] for p in played.points),
+                "matches": played.matches,
+                "done": state.states[row.key].status == DECIDED,
+            }
+        )
+    return [
+        {"number": number, "pairings": by_round[number], "bye": None, "bye_name": ""}
+        for number in range(1, tournament.current_round + 1)
+    ]
