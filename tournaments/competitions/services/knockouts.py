@@ -85,7 +85,8 @@ def _due(state: BracketState) -> list[Node]:
 def _round_insert(*, tournament: Tournament, number: int, state: BracketState) -> list[int]:
     """Insert round ``number``: every due pairing, its N games; returns the match ids."""
     due = _due(state)
-    if not tournament.owner.is_staff:
+    if number == 1 and not tournament.owner.is_staff:
+        # At the start only, as a Swiss: a tournament under way is not held up by its owner's queue.
         queue_check(owner_id=tournament.owner_id, adding=len(due) * tournament.games_per_pairing)
     first_index = index = _next_index(tournament)
     lineups: list[Lineup] = []
