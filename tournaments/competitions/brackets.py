@@ -56,6 +56,9 @@ class Node:
     of a node with stage s is out at stage s (0: the loser is not out, it drops
     to the losers' bracket); ``reset`` marks the second grand final, played
     only when the first one's second side (the losers' bracket winner) won it.
+    Both grand finals carry the last stage: the winners' bracket winner losing
+    the first is not out, but it is then placed by the reset (it wins it, or
+    goes out there at the same stage).
     """
 
     key: str
