@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from tests.faults.harness import Cluster, have_sandbox
+from tests.faults.harness import ONE_MATCH_PER_MESSAGE, Cluster, have_sandbox
 from tests.faults.test_recovery_clocks import DEFAULT_CLOCKS, PROMISE_S, _now, _seat_statuses
 from tests.live.fixtures import LiveFactory
 from tests.waiting import wait_for
@@ -26,7 +26,8 @@ OUTAGE_S = 30
 @pytest.fixture
 def cluster(live_processes: LiveFactory) -> Cluster:
     have_sandbox()
-    return live_processes(redis="private", env=DEFAULT_CLOCKS, supervise=True, tag="faults", set_class=Cluster)
+    env = {**DEFAULT_CLOCKS, **ONE_MATCH_PER_MESSAGE}
+    return live_processes(redis="private", env=env, supervise=True, tag="faults", set_class=Cluster)
 
 
 def test_redis_away_for_30_s_and_back_empty(cluster: Cluster) -> None:

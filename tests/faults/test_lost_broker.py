@@ -13,10 +13,19 @@ import time
 
 import pytest
 
-from tests.faults.harness import Cluster
+from tests.faults.harness import FAST_SETTINGS, ONE_MATCH_PER_MESSAGE, Cluster, have_sandbox
+from tests.live.fixtures import LiveFactory
 from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
+
+
+@pytest.fixture
+def cluster(live_processes: LiveFactory) -> Cluster:
+    """The faults' set (tests/faults/conftest.py), its workers taking one match per message."""
+    have_sandbox()
+    env = {**FAST_SETTINGS, **ONE_MATCH_PER_MESSAGE}
+    return live_processes(redis="private", env=env, supervise=True, tag="faults", set_class=Cluster)
 
 
 def test_redis_restarted_empty_mid_tournament(cluster: Cluster) -> None:
