@@ -12,23 +12,25 @@ from workers.match import Clock
 from workers.sandbox.limits import SandboxLimits
 
 SAY = "print({}, flush=True)"  # a line of text on stdout, as a print() left in for debugging writes it
-DEBUG_THEN_READY = SAY.format('"thinking hard"') + "; " + READY
+# A debugging line and the answer in one write, as a print() without flush and the answer's flush send them
+# (stdout to a pipe is block-buffered): two writes would race the referee's reading of the first line.
+DEBUG_THEN_READY = 'say_then_send("thinking hard", {"type": "ready", "name": "scripted", "version": "7"})'
+DEBUG_THEN_MOVE = 'say_then_send("my move is %s" % msg["legal_moves"][0], {"move": msg["legal_moves"][0]})'
+ANSWER_TWICE = 'send_both({"move": msg["legal_moves"][0]}, {"move": msg["legal_moves"][0]})'
+READY_AND_CHAT = 'send_both({"type": "ready", "name": "scripted", "version": "7"}, {"chatty": True})'
 
 CASES = [
     # Debug output on stdout before the answer: the commonest mistake, named as such.
     (FIRST, DEBUG_THEN_READY, 'its first line in answer to start was not a JSON object: "thinking hard"'),
-    (
-        SAY.format('"my move is", msg["legal_moves"][0]') + "; " + FIRST,
-        READY,
-        "its first line in answer to its turn was not",
-    ),
-    (FIRST + "; " + FIRST, READY, 'it wrote a second line in answer to its turn: "{"move": '),
+    (DEBUG_THEN_MOVE, READY, 'its first line in answer to its turn was not a JSON object: "my move is '),
+    # Two lines in one write (send_both), for the same reason.
+    (ANSWER_TWICE, READY, 'it wrote a second line in answer to its turn: "{"move": '),
     (FIRST, 'send({"type": "steady"})', 'its answer to start was not {"type": "ready"}: "{"type": "steady"}"'),
     (FIRST, SAY.format('"ok"'), 'its answer to start was not a JSON object: "ok"'),
     (SAY.format('"e2e4"'), READY, 'its answer was not a JSON object: "e2e4"'),
     ('send({"mvoe": "1"})', READY, 'its answer had no "move": "{"mvoe": "1"}"'),
     ('send({"move": 1})', READY, 'its answer had a "move" that is not a string: "{"move": 1}"'),
-    (FIRST, READY + '; send({"chatty": True})', 'it wrote a second line in answer to start: "{"chatty": true}"'),
+    (FIRST, READY_AND_CHAT, 'it wrote a second line in answer to start: "{"chatty": true}"'),
     # A line after the answer: read with the next answer, or while no answer was due; quoted either way.
     (FIRST + '; send({"chatty": True})', READY, ': "{"chatty": true}"'),
 ]

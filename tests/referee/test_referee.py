@@ -21,6 +21,10 @@ SKELETON = """
 import json, sys, time, os
 def send(obj):
     sys.stdout.write(json.dumps(obj) + "\\n"); sys.stdout.flush()
+def send_both(a, b):
+    sys.stdout.write(json.dumps(a) + "\\n" + json.dumps(b) + "\\n"); sys.stdout.flush()
+def say_then_send(text, obj):
+    sys.stdout.write(text + "\\n" + json.dumps(obj) + "\\n"); sys.stdout.flush()
 for line in sys.stdin:
     msg = json.loads(line)
     if msg["type"] == "start":
