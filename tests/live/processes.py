@@ -32,6 +32,7 @@ from tests.live.process import PYTHON, ROOT, SUPERVISE, Proc, celery_argv, free_
 from tests.live.services import queue_purge
 from tests.live.uids import UidBand
 from tests.waiting import poll
+from workers.sandbox.mounts import unmount_all_under
 
 # A developer's own settings never leak into a set: it sets everything it needs itself.
 _NOT_INHERITED_PREFIXES = ("DJANGO_", "ARBITER_", "CELERY_")
@@ -91,6 +92,9 @@ class ProcessSet:
                 self.band.release()
                 self.band = None
             if self.sandbox_dir is not None:
+                # A killed worker leaves its slots' file systems mounted; left there, every later
+                # sandbox on the machine would copy them into its mount namespace.
+                unmount_all_under(self.sandbox_dir)
                 shutil.rmtree(self.sandbox_dir, ignore_errors=True)
                 self.sandbox_dir = None
             if self.redis_url and not self._private_redis:
