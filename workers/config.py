@@ -369,8 +369,8 @@ _add("ARBITER_RATINGS_ALL_PUBLIC", "bool", False, "Rate every game in the public
 _add("ARBITER_TOURNAMENT_MAX_MATCHES", "int", 20_000, "Most matches one round robin may plan (an all-active round "
      "robin enters only as many bots as fit).", _G, minimum=1)  # fmt: skip
 _add("ARBITER_TOURNAMENT_MAX_PARTICIPANTS", "int", 200, "Most bots in one round robin.", _G, minimum=2)
-_add("ARBITER_SWISS_MAX_PARTICIPANTS", "int", 2000, "Most bots in one Swiss tournament (its matches count against "
-     "ARBITER_TOURNAMENT_MAX_MATCHES too).", _G, minimum=2)  # fmt: skip
+_add("ARBITER_SWISS_MAX_PARTICIPANTS", "int", 2000, "Most bots in one Swiss or knockout tournament (its matches "
+     "count against ARBITER_TOURNAMENT_MAX_MATCHES too).", _G, minimum=2)  # fmt: skip
 _add("ARBITER_QUEUED_MATCHES_PER_USER", "int", 50_000, "Most matches a user's tournaments may have queued at once.",
      _G, minimum=1)  # fmt: skip
 _add("ARBITER_TOURNAMENTS_PER_HOUR", "int", 30, "Tournaments a user (not staff) may create per hour.", _G, minimum=0)
