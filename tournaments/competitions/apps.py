@@ -1,4 +1,4 @@
-"""Competitions: round robins, schedules, ladders, challenges and version tests."""
+"""Competitions: tournaments of every format, schedules, ladders, challenges and version tests."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ class CompetitionsConfig(AppConfig):
         # tournaments/matches/life.py).  Imported here: services need the app registry.
         from tournaments.bots.services import bot_withdrawal_register
         from tournaments.competitions.services import (
+            endings,
             ladders,
             performance,
             rounds,
-            tournaments,
             version_tests,
             withdrawals,
         )
@@ -28,10 +28,10 @@ class CompetitionsConfig(AppConfig):
         match_kind_register(
             Match.Kind.TOURNAMENT,
             KindHooks(
-                # A round robin's finish, or a Swiss's next round: rounds.py dispatches.
+                # A round robin's finish, or the next round of a Swiss or knockout: rounds.py dispatches.
                 tallied=rounds.tournament_matches_tallied,
                 committed=performance.performance_match_recorded,
-                requeued=tournaments.tournament_match_requeued,
+                requeued=endings.tournament_match_requeued,
             ),
         )
         match_kind_register(Match.Kind.VERSION_TEST, KindHooks(ended=version_tests.version_test_match_ended))

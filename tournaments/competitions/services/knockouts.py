@@ -21,9 +21,10 @@ from engines import get_engine
 from tournaments.competitions.brackets import DUE, Node, bracket_depth, bracket_due, bracket_nodes
 from tournaments.competitions.models import BracketPairing, Tournament, TournamentRound
 from tournaments.competitions.selectors.brackets import BracketState, knockout_state
+from tournaments.competitions.services.endings import tournament_finish_if_done
 from tournaments.competitions.services.limits import queue_check
 from tournaments.competitions.services.seeding import participants_seed
-from tournaments.competitions.services.tournaments import tournament_finish_if_done, tournament_match_config
+from tournaments.competitions.services.tournaments import tournament_match_config
 from tournaments.matches.life import Lineup, matches_create, matches_enqueue
 from tournaments.matches.models import Match
 from tournaments.matches.seeds import seed_draw

@@ -25,14 +25,11 @@ from django.db.models import F, Max
 from engines import get_engine
 from tournaments.competitions.models import Tournament, TournamentRound
 from tournaments.competitions.selectors.rounds import ROUND_FORMATS, round_open, swiss_field
+from tournaments.competitions.services.endings import tournament_finish_if_done, tournament_matches_ended
 from tournaments.competitions.services.knockouts import KNOCKOUT_FORMATS, knockout_round_next
 from tournaments.competitions.services.limits import queue_check
 from tournaments.competitions.services.seeding import participants_seed
-from tournaments.competitions.services.tournaments import (
-    tournament_finish_if_done,
-    tournament_match_config,
-    tournament_matches_ended,
-)
+from tournaments.competitions.services.tournaments import tournament_match_config
 from tournaments.competitions.swiss import SwissPairingError, swiss_pair, swiss_rounds_default, swiss_rounds_most
 from tournaments.matches.life import Lineup, matches_create, matches_enqueue
 from tournaments.matches.models import Match
