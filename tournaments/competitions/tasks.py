@@ -48,6 +48,14 @@ def tournaments_rounds_advance() -> int:
 
 
 @app.task(ignore_result=True)
+def tournaments_finish_overdue() -> int:
+    """Finish the round robins and gauntlets whose matches all ended but whose finish was lost (scheduled by beat)."""
+    from tournaments.competitions.services.endings import tournaments_finish_overdue as finish_overdue
+
+    return len(finish_overdue())
+
+
+@app.task(ignore_result=True)
 def tournaments_start_due() -> int:
     """Start the draft tournaments whose start time has come (scheduled by beat)."""
     from tournaments.competitions.services.schedules import tournaments_start_due as start_due
@@ -77,6 +85,7 @@ for _task, _every in (
     (tournaments_start_due, settings.ARBITER_SCHEDULE_POLL_S),
     (tournaments_fill_unfilled, settings.ARBITER_SCHEDULE_POLL_S),
     (tournaments_rounds_advance, settings.ARBITER_SCHEDULE_POLL_S),
+    (tournaments_finish_overdue, settings.ARBITER_SCHEDULE_POLL_S),
     (schedules_run_due, settings.ARBITER_SCHEDULE_POLL_S),
     (ladders_top_up, settings.ARBITER_LADDER_POLL_S),
 ):

@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.db import DatabaseError, transaction
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef
 
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.selectors.rounds import ROUND_FORMATS
 from tournaments.dbclock import db_now
-from tournaments.matches.models import Match
+from tournaments.matches.models import Match, TournamentTally
 
 
 def tournament_matches_ended(match: Match, ended: int, *, in_rounds: Callable[[int], None]) -> None:
@@ -82,3 +82,29 @@ def tournament_match_requeued(match: Match) -> None:
         Tournament.objects.filter(pk=match.tournament_id, status=Tournament.Status.FINISHED).update(
             status=Tournament.Status.RUNNING, finished=None
         )
+
+
+def tournaments_finish_overdue() -> list[int]:
+    """The beat's sweep: finish every running round robin or gauntlet whose matches have all ended; their ids.
+
+    The record path finishes a tournament itself, or right after its commit when
+    a cancel held the tournament's row (:func:`tournament_matches_ended`): a
+    process that dies between that commit and the check would leave a
+    tournament whose every match has ended still running.  Tournaments played
+    in rounds have their own sweep (``rounds.tournaments_rounds_advance``).
+    """
+    reached = TournamentTally.objects.filter(tournament_id=OuterRef("pk"), ended__gte=OuterRef("planned"))
+    due = (
+        Tournament.objects.filter(status=Tournament.Status.RUNNING, planned__gt=0)
+        .exclude(format__in=list(ROUND_FORMATS))
+        .filter(Exists(reached))
+    )
+    finished = []
+    for tournament_id in due.order_by("id").values_list("id", flat=True):
+        with transaction.atomic():
+            # The tournament's row first, as a cancel takes it.
+            if Tournament.objects.select_for_update().filter(pk=tournament_id).exists():
+                tournament_finish_if_done(tournament_id=tournament_id)
+        if Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.FINISHED).exists():
+            finished.append(tournament_id)
+    return finished
