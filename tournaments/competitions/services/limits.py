@@ -21,25 +21,38 @@ from tournaments.errors import LimitError, ServiceError
 from tournaments.matches.models import Match
 
 
-def round_robin_check(*, participants: int, teams: int, games_per_pairing: int, legs: int) -> int:
-    """The number of matches a round robin of this shape plans; ServiceError (400) when over a limit."""
-    most = settings.ARBITER_TOURNAMENT_MAX_PARTICIPANTS
-    if participants > most:
+def _field_check(*, count: int, setting: str, what: str) -> None:
+    """ServiceError (400) when ``count`` bots are more than the named setting allows ``what`` (e.g. "A Swiss")."""
+    most = getattr(settings, setting)
+    if count > most:
         raise ServiceError(
-            f"A round robin takes at most {most} bots (ARBITER_TOURNAMENT_MAX_PARTICIPANTS); {participants} listed.",
+            f"{what} takes at most {most} bots ({setting}); {count} listed.",
             code="too_many_participants",
             fields={"participants": ["too many bots"]},
         )
-    size = round_robin_size(participants=participants, teams=teams, games_per_group=games_per_pairing, legs=legs)
+
+
+def _matches_check(*, size: int, what: str, advice: str, fields: Sequence[str]) -> int:
+    """``size``, or ServiceError (400) when it is over ARBITER_TOURNAMENT_MAX_MATCHES; ``what`` leads the message."""
     most = settings.ARBITER_TOURNAMENT_MAX_MATCHES
     if size > most:
         raise ServiceError(
-            f"This round robin would plan {size} matches; at most {most} are allowed "
-            "(ARBITER_TOURNAMENT_MAX_MATCHES). Enter fewer bots or play fewer games per pairing.",
+            f"{what} {size} matches; at most {most} are allowed (ARBITER_TOURNAMENT_MAX_MATCHES). {advice}",
             code="too_many_matches",
-            fields={"games_per_pairing": ["too many matches"], "participants": ["too many matches"]},
+            fields={name: ["too many matches"] for name in fields},
         )
     return size
+
+
+def round_robin_check(*, participants: int, teams: int, games_per_pairing: int, legs: int) -> int:
+    """The number of matches a round robin of this shape plans; ServiceError (400) when over a limit."""
+    _field_check(count=participants, setting="ARBITER_TOURNAMENT_MAX_PARTICIPANTS", what="A round robin")
+    return _matches_check(
+        size=round_robin_size(participants=participants, teams=teams, games_per_group=games_per_pairing, legs=legs),
+        what="This round robin would plan",
+        advice="Enter fewer bots or play fewer games per pairing.",
+        fields=("games_per_pairing", "participants"),
+    )
 
 
 def round_robin_shape_check(
@@ -104,34 +117,18 @@ def gauntlet_check(*, field: int, games_per_pairing: int) -> int:
     The field counts like a round robin's participants (the challenger is not
     counted), and the matches against the same ARBITER_TOURNAMENT_MAX_MATCHES.
     """
-    most = settings.ARBITER_TOURNAMENT_MAX_PARTICIPANTS
-    if field > most:
-        raise ServiceError(
-            f"A gauntlet's field takes at most {most} bots (ARBITER_TOURNAMENT_MAX_PARTICIPANTS); {field} listed.",
-            code="too_many_participants",
-            fields={"participants": ["too many bots"]},
-        )
-    size = gauntlet_size(field=field, games_per_pairing=games_per_pairing)
-    most = settings.ARBITER_TOURNAMENT_MAX_MATCHES
-    if size > most:
-        raise ServiceError(
-            f"This gauntlet would plan {size} matches; at most {most} are allowed "
-            "(ARBITER_TOURNAMENT_MAX_MATCHES). Choose a smaller field or play fewer games per pairing.",
-            code="too_many_matches",
-            fields={"games_per_pairing": ["too many matches"], "participants": ["too many matches"]},
-        )
-    return size
+    _field_check(count=field, setting="ARBITER_TOURNAMENT_MAX_PARTICIPANTS", what="A gauntlet's field")
+    return _matches_check(
+        size=gauntlet_size(field=field, games_per_pairing=games_per_pairing),
+        what="This gauntlet would plan",
+        advice="Choose a smaller field or play fewer games per pairing.",
+        fields=("games_per_pairing", "participants"),
+    )
 
 
 def swiss_check(*, participants: int, rounds: int, games_per_pairing: int) -> int:
     """The most matches a Swiss of this shape plans; ServiceError (400) when over a limit."""
-    most = settings.ARBITER_SWISS_MAX_PARTICIPANTS
-    if participants > most:
-        raise ServiceError(
-            f"A Swiss takes at most {most} bots (ARBITER_SWISS_MAX_PARTICIPANTS); {participants} listed.",
-            code="too_many_participants",
-            fields={"participants": ["too many bots"]},
-        )
+    _field_check(count=participants, setting="ARBITER_SWISS_MAX_PARTICIPANTS", what="A Swiss")
     if rounds > swiss_rounds_most(participants):
         raise ServiceError(
             f"{participants} bots play at most {swiss_rounds_most(participants)} Swiss rounds "
@@ -139,16 +136,12 @@ def swiss_check(*, participants: int, rounds: int, games_per_pairing: int) -> in
             code="too_many_rounds",
             fields={"rounds": ["too many rounds"]},
         )
-    size = swiss_size(participants=participants, rounds=rounds, games_per_pairing=games_per_pairing)
-    most = settings.ARBITER_TOURNAMENT_MAX_MATCHES
-    if size > most:
-        raise ServiceError(
-            f"This Swiss would plan up to {size} matches; at most {most} are allowed "
-            "(ARBITER_TOURNAMENT_MAX_MATCHES). Enter fewer bots, play fewer rounds or fewer games per pairing.",
-            code="too_many_matches",
-            fields={"games_per_pairing": ["too many matches"], "rounds": ["too many matches"]},
-        )
-    return size
+    return _matches_check(
+        size=swiss_size(participants=participants, rounds=rounds, games_per_pairing=games_per_pairing),
+        what="This Swiss would plan up to",
+        advice="Enter fewer bots, play fewer rounds or fewer games per pairing.",
+        fields=("games_per_pairing", "rounds"),
+    )
 
 
 def knockout_check(*, participants: int, double: bool, games_per_pairing: int) -> int:
@@ -157,23 +150,13 @@ def knockout_check(*, participants: int, double: bool, games_per_pairing: int) -
     Its field is limited like a Swiss's (ARBITER_SWISS_MAX_PARTICIPANTS); the
     most it plays is every pairing with all its deciders.
     """
-    most = settings.ARBITER_SWISS_MAX_PARTICIPANTS
-    if participants > most:
-        raise ServiceError(
-            f"A knockout takes at most {most} bots (ARBITER_SWISS_MAX_PARTICIPANTS); {participants} listed.",
-            code="too_many_participants",
-            fields={"participants": ["too many bots"]},
-        )
-    size = knockout_size(participants=participants, double=double, games_per_pairing=games_per_pairing)
-    most = settings.ARBITER_TOURNAMENT_MAX_MATCHES
-    if size > most:
-        raise ServiceError(
-            f"This knockout could play up to {size} matches; at most {most} are allowed "
-            "(ARBITER_TOURNAMENT_MAX_MATCHES). Enter fewer bots or play fewer games per pairing.",
-            code="too_many_matches",
-            fields={"games_per_pairing": ["too many matches"], "participants": ["too many matches"]},
-        )
-    return size
+    _field_check(count=participants, setting="ARBITER_SWISS_MAX_PARTICIPANTS", what="A knockout")
+    return _matches_check(
+        size=knockout_size(participants=participants, double=double, games_per_pairing=games_per_pairing),
+        what="This knockout could play up to",
+        advice="Enter fewer bots or play fewer games per pairing.",
+        fields=("games_per_pairing", "participants"),
+    )
 
 
 def knockout_fit(*, available: int, double: bool, games_per_pairing: int) -> int:
