@@ -59,18 +59,21 @@ def test_seccomp_program_shape() -> None:
 
 def test_kill_uid_kills_detached_processes(limits: SandboxLimits) -> None:
     need(Path("/usr/bin/setpriv").exists(), "needs setpriv (apt-get install util-linux)")
-    uid = limits.first_uid + limits.slots - 1
-    # Bot code: a process under the slot's uid and its child in a session of its own, asleep until killed.
-    script = "import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(60)\ntime.sleep(60)\n"
-    proc = subprocess.Popen(
-        ["setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups", "/usr/bin/python3", "-c", script],
-        start_new_session=True,
-    )
-    wait_for(lambda: len(pids_of_uid(uid)) >= 2, 5, "the process and its detached child", every=0.01)
-    assert len(pids_of_uid(uid)) == 2
-    assert kill_uid(uid)
-    proc.wait(5)
-    assert pids_of_uid(uid) == []
+    # The slot is taken as the sandbox takes one: a launcher kept warm by an earlier test holds a slot of the
+    # same range, and a uid picked by hand could be its (CI once counted its processes here, and killed them).
+    with acquire_slot(limits.lock_path(), limits.first_uid, limits.slots, wait_s=10) as slot:
+        uid = slot.uid
+        # Bot code: a process under the slot's uid and its child in a session of its own, asleep until killed.
+        script = "import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(60)\ntime.sleep(60)\n"
+        proc = subprocess.Popen(
+            ["setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups", "/usr/bin/python3", "-c", script],
+            start_new_session=True,
+        )
+        wait_for(lambda: len(pids_of_uid(uid)) >= 2, 5, "the process and its detached child", every=0.01)
+        assert len(pids_of_uid(uid)) == 2
+        assert kill_uid(uid)
+        proc.wait(5)
+        assert pids_of_uid(uid) == []
 
 
 def test_concurrent_matches_in_threads(tmp_path: Path, runtime: Path, limits: SandboxLimits) -> None:
