@@ -30,18 +30,24 @@ def test_a_list_over_its_limit_answers_on_its_length_not_its_elements(user: Any)
     assert error["fields"]["participants"] == [f"Ensure this field has no more than {most} elements."]
 
 
-def test_a_million_participants_are_refused_in_under_100_ms(user: Any) -> None:
+def test_a_million_participants_cost_no_more_than_reading_the_body_twice(user: Any) -> None:
     body = json.dumps({"game": "gamesup", "participants": [1] * 1_300_000}, separators=(",", ":")).encode()
     assert len(body) < settings.DATA_UPLOAD_MAX_MEMORY_SIZE  # the body itself is allowed in
     client = client_for(user)
-    took = []
-    # The best of three: the work the request costs, not a moment when another process held the CPU.
+    # Against a baseline on the same machine, not a fixed time: parsing the body is work the request must do
+    # (130-150 ms on one of these machines, 40 ms on another); reading each element cost 23 s, 170 parses.
+    # The best of three on both sides: the work, not a moment when another process held the CPU.
+    took, parse = [], []
     for _ in range(3):
+        start = time.perf_counter()
+        json.loads(body)
+        parse.append(time.perf_counter() - start)
         start = time.perf_counter()
         answer = client.post("/api/tournaments/", body, content_type="application/json")
         took.append(time.perf_counter() - start)
         assert "participants" in assert_error(answer, 400, "invalid")["fields"]
-    assert min(took) < 0.1, [f"{t * 1000:.0f} ms" for t in took]
+    figures = f"refused in {min(took) * 1000:.0f} ms, parsed in {min(parse) * 1000:.0f} ms"
+    assert min(took) < 2 * min(parse), figures
 
 
 @pytest.mark.parametrize("path", ["/api/tournaments/", "/api/challenges/", "/api/schedules/"])
