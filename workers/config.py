@@ -248,8 +248,11 @@ _add("ARBITER_SANDBOX_TMP_INODES", "int", 4096, "Files and directories a bot may
      "each (needs a worker that may mount; otherwise only the memory cgroup bounds them).", _G, minimum=16)  # fmt: skip
 _add("ARBITER_SANDBOX_SHARED_MEMORY", "bool", False, "Let bots use SysV IPC and memfd_create (off: they fail with "
      "EPERM; turn on only where the memory cgroup counts them).", _G)  # fmt: skip
-_add("ARBITER_SANDBOX_WARM", "int", 2, "Sandbox launchers each worker process keeps started and waiting in their "
-     "control groups, so that a bot starts at once (each holds a slot; 0: none).", _G, minimum=0)  # fmt: skip
+_add("ARBITER_SANDBOX_WARM", "int", 2, "Sandbox launchers each worker process keeps started ahead, in their slots' "
+     "control groups, for the settings of the last bot it started (a root worker with control groups; each holds a "
+     "slot; 0: none). Where the worker mounts, each has its whole sandbox built for that bot's CPU limit, and a bot "
+     "of the same limit only has its copy put in; a bot of another limit starts without one, and the launchers are "
+     "made again for its limit.", _G, minimum=0)  # fmt: skip
 _add("ARBITER_SANDBOX_WALL_FACTOR", "float", 2.0, "Wall-clock backstop: a move (or the match) may take this many "
      "times its CPU budget in real time, plus the grace below.", _G, minimum=1)  # fmt: skip
 _add("ARBITER_SANDBOX_WALL_GRACE_MS", "int", 1000, "Wall-clock backstop: milliseconds added to each move's and the "

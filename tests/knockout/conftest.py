@@ -7,10 +7,9 @@ from typing import Any
 
 import pytest
 
+from tests.rounds import queue_played, tournament_started
 from tests.service.conftest import _games, make_bot, other, play, staff, user  # noqa: F401
 from tournaments.competitions.models import Tournament
-from tournaments.competitions.services.tournaments import tournament_create, tournament_start
-from tournaments.matches.models import Match, MatchSeat
 
 
 @pytest.fixture
@@ -30,24 +29,8 @@ def knockout_played(user: Any, make_bot: Any, play: Any) -> Callable[..., Tourna
         games_per_pairing: int = 1,
     ) -> Tournament:
         bots = [make_bot() for _ in range(count)]
-        tournament = tournament_create(
-            owner=user,
-            game_id="gamesup",
-            name="knockout",
-            bot_ids=[b.id for b in bots],
-            format=format,
-            games_per_pairing=games_per_pairing,
-        )
-        tournament_start(tournament=tournament, user=user)
-        while True:
-            queued = list(Match.objects.filter(tournament=tournament, status=Match.Status.QUEUED).order_by("index"))
-            if not queued:
-                break
-            for match in queued:
-                seats = list(
-                    MatchSeat.objects.filter(match=match).order_by("seat").values_list("bot_version_id", flat=True)
-                )
-                assert play(match, list(ranks(seats[0], seats[1])))
+        tournament = tournament_started(owner=user, bots=bots, format=format, games_per_pairing=games_per_pairing)
+        queue_played(tournament=tournament, play=play, ranks=lambda match, seats: ranks(seats[0], seats[1]))
         tournament.refresh_from_db()
         return tournament
 

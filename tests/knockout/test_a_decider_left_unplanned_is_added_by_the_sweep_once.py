@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from tests.rounds import tournament_started
 from tournaments.competitions.models import Tournament, TournamentRound
-from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 from tournaments.competitions.tasks import tournaments_rounds_advance
 from tournaments.matches.models import Match
 
@@ -17,11 +17,7 @@ pytestmark = pytest.mark.django_db
 
 def test_a_decider_left_unplanned_is_added_by_the_sweep_once(user: Any, make_bot: Any, play: Any) -> None:
     bots = [make_bot() for _ in range(2)]
-    tournament = tournament_create(
-        owner=user, game_id="gamesup", name="ko", bot_ids=[b.id for b in bots], format="knockout",
-        games_per_pairing=2,
-    )  # fmt: skip
-    tournament_start(tournament=tournament, user=user)
+    tournament = tournament_started(owner=user, bots=bots, format="knockout", games_per_pairing=2)
     first, second = Match.objects.filter(tournament=tournament).order_by("index")
     assert play(first, [1, 1])  # drawn
     # The second game committed without its hook and without a result: level, so a decider is due.

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
+from tests.rounds import tournament_started
 from tournaments.bots.services import bot_deactivate
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.selectors.brackets import tournament_bracket
-from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 from tournaments.matches.models import Match
 
 pytestmark = pytest.mark.django_db
@@ -17,15 +17,7 @@ pytestmark = pytest.mark.django_db
 
 def test_a_withdrawn_bot_loses_its_pairing_without_a_decider(user: Any, make_bot: Any, play: Any) -> None:
     bots = [make_bot() for _ in range(3)]
-    tournament = tournament_create(
-        owner=user,
-        game_id="gamesup",
-        name="ko",
-        bot_ids=[b.id for b in bots],
-        format=Tournament.Format.KNOCKOUT,
-        games_per_pairing=2,
-    )
-    tournament_start(tournament=tournament, user=user)
+    tournament = tournament_started(owner=user, bots=bots, format=Tournament.Format.KNOCKOUT, games_per_pairing=2)
     seeds = list(tournament.entries.order_by("number").values_list("bot_version__bot_id", "bot_version_id"))
     # Seed 1 has the bye; seeds 2 and 3 play two games. The first is drawn, then seed 3 withdraws.
     first = Match.objects.get(tournament=tournament, index=0)

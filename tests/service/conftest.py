@@ -12,6 +12,8 @@ from kit import REFERENCE_BOTS
 from tests.recording import record_for
 from tournaments.bots.models import Bot
 from tournaments.bots.services import bot_create
+from tournaments.competitions.models import Tournament
+from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 from tournaments.games.services import game_sync
 from tournaments.matches.claim import match_claim
 from tournaments.matches.models import Match, MatchSeat
@@ -63,6 +65,27 @@ def make_bot(user: Any) -> Callable[..., Bot]:
         ).bot
 
     return make
+
+
+def duel_started(*, owner: Any, bots: Sequence[Bot], games: int) -> Tournament:
+    """A started round robin of two bots, ``games`` games, on clocks a reference bot meets in the sandbox."""
+    tournament = tournament_create(
+        owner=owner,
+        game_id="gamesup",
+        name="t",
+        bot_ids=[b.id for b in bots],
+        games_per_pairing=games,
+        move_ms=2000,
+        game_ms=20000,
+        startup_ms=10000,
+    )
+    return tournament_start(tournament=tournament, user=owner)
+
+
+@pytest.fixture
+def duel_of_three(user: Any, other: Any, make_bot: Any) -> Tournament:
+    """Three games between a bot of ``user`` and one of ``other`` (two owners: rated), started."""
+    return duel_started(owner=user, bots=[make_bot(), make_bot(owner=other)], games=3)
 
 
 outcome_for = record_for

@@ -9,46 +9,27 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from tests.service.test_tasks import needs_sandbox
 from tournaments.competitions.models import Tournament
-from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 from tournaments.matches import tasks
 from tournaments.matches.models import Match
 from tournaments.ratings.rebuild import ratings_differences
 
 
-@pytest.fixture
-def three(user: Any, other: Any, make_bot: Any) -> Tournament:
-    bots = [make_bot(), make_bot(owner=other)]
-    tournament = tournament_create(
-        owner=user,
-        game_id="gamesup",
-        name="t",
-        bot_ids=[b.id for b in bots],
-        games_per_pairing=3,
-        move_ms=2000,
-        game_ms=20000,
-        startup_ms=10000,
-    )
-    return tournament_start(tournament=tournament, user=user)
-
-
 @needs_sandbox
-def test_one_message_plays_every_queued_match_and_each_counts_once(three: Tournament, settings: Any) -> None:
+def test_one_message_plays_every_queued_match_and_each_counts_once(duel_of_three: Tournament, settings: Any) -> None:
     settings.ARBITER_RUN_LOOP_S = 600.0
     assert tasks.run_next() == "3 finished, 1 nothing queued"  # it went on until the queue was empty
-    matches = list(three.matches.values_list("status", "attempt"))
+    matches = list(duel_of_three.matches.values_list("status", "attempt"))
     assert matches == [(Match.Status.FINISHED, 1)] * 3
-    three.refresh_from_db()
-    assert three.status == Tournament.Status.FINISHED
+    duel_of_three.refresh_from_db()
+    assert duel_of_three.status == Tournament.Status.FINISHED
     assert ratings_differences()[0] == []
     assert tasks.run_next() == "nothing queued"
 
 
 @needs_sandbox
-def test_without_a_loop_a_message_plays_one_match(three: Tournament, settings: Any) -> None:
+def test_without_a_loop_a_message_plays_one_match(duel_of_three: Tournament, settings: Any) -> None:
     settings.ARBITER_RUN_LOOP_S = 0.0
     assert tasks.run_next() == "finished"
-    assert three.matches.filter(status=Match.Status.QUEUED).count() == 2
+    assert duel_of_three.matches.filter(status=Match.Status.QUEUED).count() == 2

@@ -24,7 +24,6 @@ depends on the backend.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 import pytest
 from django.db import connection
@@ -33,7 +32,6 @@ from django.test.utils import CaptureQueriesContext
 from tests.live.fixtures import LiveFactory
 from tests.service.test_tasks import needs_sandbox
 from tournaments.competitions.models import Tournament
-from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 from tournaments.matches import tasks
 
 # On PostgreSQL (production): the worker's own per rated match, and the applier's for one match
@@ -92,25 +90,9 @@ def _split(statements: list[str]) -> tuple[list[str], list[str]]:
     return statements[:first] + statements[last + 1 :], statements[first : last + 1]
 
 
-@pytest.fixture
-def duel(user: Any, other: Any, make_bot: Any) -> Tournament:
-    bots = [make_bot(), make_bot(owner=other)]
-    tournament = tournament_create(
-        owner=user,
-        game_id="gamesup",
-        name="t",
-        bot_ids=[b.id for b in bots],
-        games_per_pairing=3,
-        move_ms=2000,
-        game_ms=20000,
-        startup_ms=10000,
-    )
-    return tournament_start(tournament=tournament, user=user)
-
-
 @needs_sandbox
 @pytest.mark.django_db(transaction=True)
-def test_a_rated_match_costs_a_bounded_number_of_statements_on_sqlite(duel: Tournament) -> None:
+def test_a_rated_match_costs_a_bounded_number_of_statements_on_sqlite(duel_of_three: Tournament) -> None:
     assert tasks.run_next() == "finished"  # unpacks both packages into this worker's cache
     with CaptureQueriesContext(connection) as ctx:
         assert tasks.run_next() == "finished"

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tests.service.conftest import duel_started
 from tournaments.bots.models import BotVersion
 from tournaments.competitions.models import Tournament
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
@@ -20,18 +21,7 @@ needs_sandbox = pytest.mark.sandbox
 
 @pytest.fixture
 def duel(user: Any, make_bot: Any) -> Tournament:
-    bots = [make_bot(owner="new"), make_bot(owner="new")]
-    tournament = tournament_create(
-        owner=user,
-        game_id="gamesup",
-        name="t",
-        bot_ids=[b.id for b in bots],
-        games_per_pairing=2,
-        move_ms=2000,
-        game_ms=20000,
-        startup_ms=10000,
-    )
-    return tournament_start(tournament=tournament, user=user)
+    return duel_started(owner=user, bots=[make_bot(owner="new"), make_bot(owner="new")], games=2)
 
 
 @needs_sandbox

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+from tests.rounds import queue_played, tournament_started
 from tests.service.conftest import _games, make_bot, other, play, staff, user  # noqa: F401
 from tournaments.competitions.models import Tournament
-from tournaments.competitions.services.tournaments import tournament_create, tournament_start
-from tournaments.matches.models import Match, MatchSeat
 
 
 def elo_winner(strength: dict[int, float], rng: random.Random) -> Callable[[int, int], int]:
@@ -35,26 +34,15 @@ def swiss_played(user: Any, make_bot: Any, play: Any) -> Callable[..., Tournamen
 
     def run(*, count: int, rounds: int, winner: Callable[[int, int], int], games_per_pairing: int = 1) -> Tournament:
         bots = [make_bot() for _ in range(count)]
-        tournament = tournament_create(
-            owner=user,
-            game_id="gamesup",
-            name="swiss",
-            bot_ids=[b.id for b in bots],
-            format=Tournament.Format.SWISS,
-            rounds=rounds,
-            games_per_pairing=games_per_pairing,
+        tournament = tournament_started(
+            owner=user, bots=bots, format=Tournament.Format.SWISS, rounds=rounds, games_per_pairing=games_per_pairing
         )
-        tournament_start(tournament=tournament, user=user)
-        while True:
-            queued = list(Match.objects.filter(tournament=tournament, status=Match.Status.QUEUED).order_by("index"))
-            if not queued:
-                break
-            for match in queued:
-                seats: Sequence[int] = list(
-                    MatchSeat.objects.filter(match=match).order_by("seat").values_list("bot_version_id", flat=True)
-                )
-                won = winner(seats[0], seats[1])
-                assert play(match, [1 if version == won else 2 for version in seats])
+
+        def ranks(match: Any, seats: list[int]) -> list[int]:
+            won = winner(seats[0], seats[1])
+            return [1 if version == won else 2 for version in seats]
+
+        queue_played(tournament=tournament, play=play, ranks=ranks)
         tournament.refresh_from_db()
         return tournament
 

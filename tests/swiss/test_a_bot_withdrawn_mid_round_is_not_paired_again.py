@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from tests.rounds import first_round_played_but_one, tournament_started
 from tournaments.bots.services import bot_deactivate
 from tournaments.competitions.models import TournamentRound
-from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 from tournaments.matches.models import Match, MatchSeat
 
 pytestmark = pytest.mark.django_db
@@ -16,14 +16,8 @@ pytestmark = pytest.mark.django_db
 
 def test_a_bot_withdrawn_mid_round_is_not_paired_again(user: Any, make_bot: Any, play: Any) -> None:
     bots = [make_bot() for _ in range(6)]
-    tournament = tournament_create(
-        owner=user, game_id="gamesup", name="s", bot_ids=[b.id for b in bots], format="swiss", rounds=3,
-        games_per_pairing=1,
-    )  # fmt: skip
-    tournament_start(tournament=tournament, user=user)
-    first, *rest = Match.objects.filter(tournament=tournament).order_by("index")
-    for match in rest:
-        assert play(match, [1, 2])
+    tournament = tournament_started(owner=user, bots=bots, format="swiss", rounds=3, games_per_pairing=1)
+    first = first_round_played_but_one(tournament=tournament, play=play)
     # The last match of round 1 is cancelled by the withdrawal; that ends the round, which pairs round 2.
     gone = MatchSeat.objects.filter(match=first, seat=0).values_list("bot_version__bot", flat=True).get()
     bot_deactivate(bot=next(b for b in bots if b.id == gone), user=user)

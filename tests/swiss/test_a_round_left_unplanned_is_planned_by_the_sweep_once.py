@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from tests.rounds import first_round_played_but_one, tournament_started
 from tournaments.competitions.models import Tournament, TournamentRound
-from tournaments.competitions.services.tournaments import tournament_create, tournament_start
 from tournaments.competitions.tasks import tournaments_rounds_advance
 from tournaments.matches.models import Match
 
@@ -16,14 +16,8 @@ pytestmark = pytest.mark.django_db
 
 def test_a_round_left_unplanned_is_planned_by_the_sweep_once(user: Any, make_bot: Any, play: Any) -> None:
     bots = [make_bot() for _ in range(6)]
-    tournament = tournament_create(
-        owner=user, game_id="gamesup", name="s", bot_ids=[b.id for b in bots], format="swiss", rounds=2,
-        games_per_pairing=1,
-    )  # fmt: skip
-    tournament_start(tournament=tournament, user=user)
-    first, *rest = Match.objects.filter(tournament=tournament).order_by("index")
-    for match in rest:
-        assert play(match, [1, 2])
+    tournament = tournament_started(owner=user, bots=bots, format="swiss", rounds=2, games_per_pairing=1)
+    first = first_round_played_but_one(tournament=tournament, play=play)
     assert TournamentRound.objects.filter(tournament=tournament).count() == 1
     # The last result committed without its hook, as if the recording process died right after.
     Match.objects.filter(pk=first.pk).update(status=Match.Status.FINISHED, attempt=1)

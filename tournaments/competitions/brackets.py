@@ -112,13 +112,14 @@ def _first_round(size: int) -> list[tuple[Source, Source]]:
     return [(Source(SEED, order[2 * i]), Source(SEED, order[2 * i + 1])) for i in range(size // 2)]
 
 
-def single_elimination(entrants: int) -> list[Node]:
-    """The nodes of a single-elimination bracket: round r's loser is out at stage r; the last node is the final."""
-    size = bracket_size(entrants)
-    nodes = [Node(f"W1-{i + 1}", "W", 1, a, b, 1) for i, (a, b) in enumerate(_first_round(size))]
-    count, r = size // 2, 1
-    while count > 1:
-        r, count = r + 1, count // 2
+def _winners_rounds(size: int, *, out: bool) -> list[Node]:
+    """The winners' bracket of ``size`` slots, round 1 to its final.
+
+    ``out``: round r's loser is out at stage r (single elimination); otherwise
+    it drops to the losers' bracket (stage 0, double elimination).
+    """
+    nodes = [Node(f"W1-{i + 1}", "W", 1, a, b, 1 if out else 0) for i, (a, b) in enumerate(_first_round(size))]
+    for r in range(2, size.bit_length()):
         nodes += [
             Node(
                 f"W{r}-{i + 1}",
@@ -126,31 +127,23 @@ def single_elimination(entrants: int) -> list[Node]:
                 r,
                 Source(WINNER, f"W{r - 1}-{2 * i + 1}"),
                 Source(WINNER, f"W{r - 1}-{2 * i + 2}"),
-                r,
+                r if out else 0,
             )
-            for i in range(count)
+            for i in range(size >> r)
         ]
     return nodes
+
+
+def single_elimination(entrants: int) -> list[Node]:
+    """The nodes of a single-elimination bracket: round r's loser is out at stage r; the last node is the final."""
+    return _winners_rounds(bracket_size(entrants), out=True)
 
 
 def double_elimination(entrants: int) -> list[Node]:
     """The nodes of a double-elimination bracket: winners' rounds, losers' rounds, grand final and reset."""
     size = bracket_size(entrants)
     k = size.bit_length() - 1
-    nodes = [Node(f"W1-{i + 1}", "W", 1, a, b, 0) for i, (a, b) in enumerate(_first_round(size))]
-    for r in range(2, k + 1):
-        count = size >> r
-        nodes += [
-            Node(
-                f"W{r}-{i + 1}",
-                "W",
-                r,
-                Source(WINNER, f"W{r - 1}-{2 * i + 1}"),
-                Source(WINNER, f"W{r - 1}-{2 * i + 2}"),
-                0,
-            )
-            for i in range(count)
-        ]
+    nodes = _winners_rounds(size, out=False)
     last_losers = Source(LOSER, "W1-1")  # two slots: the winners' final's loser is the losers' bracket winner
     if k >= 2:
         nodes += [

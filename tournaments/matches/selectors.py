@@ -33,6 +33,20 @@ def matches_visible(*, user: Any) -> QuerySet[Match]:
     return matches.filter(~hidden)
 
 
+def matches_with_seats(*, matches: QuerySet[Match]) -> QuerySet[Match]:
+    """``matches`` as a list of them shows them: no moves, ``seed_shown`` annotated, the seats with their bots."""
+    return (
+        matches.defer("moves")
+        .annotate(seed_shown=seed_shown())
+        .prefetch_related(
+            Prefetch(
+                "match_seats",
+                queryset=MatchSeat.objects.select_related("bot_version__bot").defer("stderr", "bot_version__package"),
+            )
+        )
+    )
+
+
 def match_list(
     *,
     user: Any,
@@ -42,17 +56,7 @@ def match_list(
     by_finish: bool = False,
 ) -> QuerySet[Match]:
     """Matches the user may see, newest first (``seed_shown`` annotated); ``by_finish``: in finish order."""
-    matches = (
-        matches_visible(user=user)
-        .defer("moves")
-        .annotate(seed_shown=seed_shown())
-        .prefetch_related(
-            Prefetch(
-                "match_seats",
-                queryset=MatchSeat.objects.select_related("bot_version__bot").defer("stderr", "bot_version__package"),
-            )
-        )
-    )
+    matches = matches_with_seats(matches=matches_visible(user=user))
     if tournament_id is not None:
         matches = matches.filter(tournament_id=tournament_id)
     if bot_id is not None:

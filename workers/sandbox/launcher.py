@@ -232,11 +232,15 @@ def hand_out(
     except BaseException:
         mounts.release_slot_dir(workdir, botdir, keep=slot is not None)
         raise
-    filtered = plan.seccomp_program is not None
-    proc = BotProcess(launcher.popen, slot, workdir, plan.sandboxed, plan.limits.memory_mb, launcher.group, filtered,
-                      botdir)  # fmt: skip
+    return _open_gate(launcher, plan, botdir, plan.gate_line(cpu_seconds))
+
+
+def _open_gate(launcher: Launcher, plan: command.LaunchPlan, botdir: Path, line: bytes) -> BotProcess:
+    """The started bot: its launcher's gate opened with ``line``; a gate that will not open ends it."""
+    proc = BotProcess(launcher.popen, launcher.slot, launcher.workdir, plan.sandboxed, plan.limits.memory_mb,
+                      launcher.group, plan.seccomp_program is not None, botdir)  # fmt: skip
     try:
-        os.write(launcher.popen.stdin.fileno(), plan.gate_line(cpu_seconds))  # type: ignore[union-attr]
+        os.write(launcher.popen.stdin.fileno(), line)  # type: ignore[union-attr]
     except OSError:
         launcher.slot = None  # the bot's cleanup gives it back (or holds it back)
         proc.kill()
@@ -337,16 +341,7 @@ def _hand_out_ahead(
     except BaseException:
         mounts.release_slot_dir(workdir, botdir, keep=True)
         raise
-    proc = BotProcess(launcher.popen, slot, workdir, plan.sandboxed, plan.limits.memory_mb, group,
-                      plan.seccomp_program is not None, botdir)  # fmt: skip
-    try:
-        os.write(launcher.popen.stdin.fileno(), plan.inner_gate_line(program.command))  # type: ignore[union-attr]
-    except OSError:
-        launcher.slot = None  # the bot's cleanup gives it back (or holds it back)
-        proc.kill()
-        proc.cleanup()
-        raise
-    return proc
+    return _open_gate(launcher, plan, botdir, plan.inner_gate_line(program.command))
 
 
 def _wait_ready(launcher: Launcher) -> None:

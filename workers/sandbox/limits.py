@@ -69,7 +69,7 @@ class SandboxLimits:
     pin_cpu: bool = _default("pin_cpu")  # the bots of a match share one CPU
     tmp_inodes: int = _default("tmp_inodes")  # inodes of /tmp and of /dev/shm (where the worker may mount)
     shared_memory: bool = _default("shared_memory")  # SysV IPC and memfd_create allowed
-    warm: int = _default("warm")  # launchers kept waiting per worker process (each holds a slot)
+    warm: int = _default("warm")  # launchers started ahead per worker process, for one CPU limit (each holds a slot)
     wall_factor: float = _default("wall_factor")  # wall-clock backstop: this times the CPU budget...
     wall_grace_ms: int = _default("wall_grace_ms")  # ...plus this
     stopped_s: float = _default("stopped_s")  # a bot stopped from outside this long: the match is given up

@@ -11,9 +11,6 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Exists, OuterRef
-
-from tournaments.bots.models import Bot
 from tournaments.competitions.brackets import (
     DECIDED,
     EMPTY,
@@ -26,8 +23,9 @@ from tournaments.competitions.brackets import (
     pairing_decide,
 )
 from tournaments.competitions.models import BracketPairing, Participant, Tournament
-from tournaments.competitions.selectors.rounds import OPEN, team_points
-from tournaments.competitions.selectors.tournaments import withdrawn_in
+from tournaments.competitions.selectors.results import game_points
+from tournaments.competitions.selectors.rounds import OPEN
+from tournaments.competitions.selectors.tournaments import participants_seeded
 from tournaments.matches.models import Match, MatchSeat
 
 
@@ -57,16 +55,7 @@ def knockout_state(*, tournament: Tournament) -> BracketState:
 
     A withdrawn bot loses the pairings it has not won yet (brackets.py).
     """
-    entries = list(
-        Participant.objects.filter(tournament=tournament)
-        .annotate(
-            withdrawn=Exists(
-                Bot.objects.filter(withdrawn_in(tournament=tournament), pk=OuterRef("bot_version__bot_id"))
-            )
-        )
-        .order_by("number")
-        .values_list("bot_version_id", "withdrawn")
-    )
+    entries = list(participants_seeded(tournament=tournament).values_list("bot_version_id", "withdrawn"))
     versions = [v for v, _ in entries]
     withdrawn = {i for i, (_, out) in enumerate(entries) if out}
     nodes = bracket_nodes(len(versions), double=tournament.format == Tournament.Format.DOUBLE_ELIMINATION)
@@ -99,7 +88,7 @@ def knockout_state(*, tournament: Tournament) -> BracketState:
             got = {row.first_id: 0.0, row.second_id: 0.0}
             ranks = [r for _, r in by_team]
             if match_status == Match.Status.FINISHED and None not in ranks:
-                for (version, _), p in zip(by_team, team_points([r for r in ranks if r is not None]), strict=True):
+                for (version, _), p in zip(by_team, game_points([r for r in ranks if r is not None]), strict=True):
                     got[version] += p
             points.append((got[row.first_id], got[row.second_id]))
         decision = (

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from tournaments.bots.models import Bot
 from tournaments.competitions.models import Challenge
-from tournaments.matches.models import Match, MatchSeat
-from tournaments.matches.seeds import seed_shown
+from tournaments.matches.models import Match
+from tournaments.matches.selectors import matches_with_seats
 
 _PENDING = (Match.Status.QUEUED, Match.Status.RUNNING)
 
@@ -54,18 +54,8 @@ def challenge_status(challenge: Challenge) -> str:
 
 def challenge_matches(*, challenge: Challenge) -> list[Match]:
     """The challenge's matches in game order, with their seats (``seed_shown`` annotated)."""
-    return list(
-        Match.objects.filter(challenge_link__challenge=challenge)
-        .defer("moves")
-        .annotate(seed_shown=seed_shown())
-        .prefetch_related(
-            Prefetch(
-                "match_seats",
-                queryset=MatchSeat.objects.select_related("bot_version__bot").defer("stderr", "bot_version__package"),
-            )
-        )
-        .order_by("challenge_link__number")
-    )
+    matches = Match.objects.filter(challenge_link__challenge=challenge)
+    return list(matches_with_seats(matches=matches).order_by("challenge_link__number"))
 
 
 def challenge_side(*, challenge: Challenge, user: Any) -> str:

@@ -1,4 +1,8 @@
-"""A tournament's finished matches as games between teams: the one read behind standings and the performance fit."""
+"""A tournament's finished matches as games between teams: the one read behind standings and the performance fit.
+
+Also the points of a game (:func:`game_points`), the one rule that the
+standings, the Swiss pairings and the knockout brackets all score by.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,17 @@ from dataclasses import dataclass
 
 from tournaments.competitions.models import Tournament
 from tournaments.matches.models import Match, MatchSeat
+
+
+def game_points(ranks: list[int]) -> list[float]:
+    """A game's points per team from its ranks: 1 for first place, split among those who share it.
+
+    1, 1/2 or 0 with two teams.  First place is the best rank in the game:
+    rank 1 in every stored result (engines number ranks from 1, ``engines.team_ranks``).
+    """
+    best = min(ranks)
+    firsts = sum(1 for r in ranks if r == best)
+    return [1.0 / firsts if r == best else 0.0 for r in ranks]
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Exists, OuterRef
-
-from tournaments.bots.models import Bot
 from tournaments.competitions.models import Participant, Tournament, TournamentRound
-from tournaments.competitions.selectors.tournaments import withdrawn_in
+from tournaments.competitions.selectors.results import game_points
+from tournaments.competitions.selectors.tournaments import participants_seeded
 from tournaments.competitions.swiss import SwissPlayer
 from tournaments.matches.models import Match, MatchSeat
 
@@ -23,13 +21,6 @@ from tournaments.matches.models import Match, MatchSeat
 ROUND_FORMATS = frozenset({Tournament.Format.SWISS, Tournament.Format.KNOCKOUT, Tournament.Format.DOUBLE_ELIMINATION})
 
 OPEN = (Match.Status.QUEUED, Match.Status.RUNNING)
-
-
-def team_points(ranks: list[int]) -> list[float]:
-    """A game's points per team: 1 for first place, split among those who share it (1, 1/2, 0 with two)."""
-    best = min(ranks)
-    firsts = sum(1 for r in ranks if r == best)
-    return [1.0 / firsts if r == best else 0.0 for r in ranks]
 
 
 def round_open(*, tournament: Tournament) -> bool:
@@ -58,16 +49,7 @@ def swiss_field(*, tournament: Tournament) -> SwissField:
     meeting, even one cancelled or errored, so a pairing is never made twice;
     seat balance counts the matches not cancelled.
     """
-    entries = list(
-        Participant.objects.filter(tournament=tournament)
-        .annotate(
-            withdrawn=Exists(
-                Bot.objects.filter(withdrawn_in(tournament=tournament), pk=OuterRef("bot_version__bot_id"))
-            )
-        )
-        .order_by("number")
-        .values_list("bot_version_id", "withdrawn")
-    )
+    entries = list(participants_seeded(tournament=tournament).values_list("bot_version_id", "withdrawn"))
     versions = [v for v, _ in entries]
     seat = {v: i for i, v in enumerate(versions)}
     score = [0.0] * len(versions)
@@ -98,7 +80,7 @@ def swiss_field(*, tournament: Tournament) -> SwissField:
         balance[members[-1]] -= 1
         ranks = [by_team[t][1] for t in sorted(by_team)]
         if status[match_id] == Match.Status.FINISHED and None not in ranks:
-            for member, points in zip(members, team_points([r for r in ranks if r is not None]), strict=True):
+            for member, points in zip(members, game_points([r for r in ranks if r is not None]), strict=True):
                 score[member] += points
     players = [
         SwissPlayer(
@@ -143,7 +125,7 @@ def tournament_rounds(*, tournament: Tournament) -> list[dict[str, Any]]:
                 ranked = [game["teams"][t] for t in sorted(game["teams"])]
                 if game["status"] == Match.Status.FINISHED and all(r is not None for _, r in ranked):
                     for (version, _), p in zip(
-                        ranked, team_points([r for _, r in ranked if r is not None]), strict=True
+                        ranked, game_points([r for _, r in ranked if r is not None]), strict=True
                     ):
                         points[version] += p
             pairings.append(

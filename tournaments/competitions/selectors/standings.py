@@ -30,7 +30,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Count, Exists, OuterRef
+from django.db.models import Count
 
 from tournaments.bots.models import Bot, BotVersion
 from tournaments.competitions.models import Participant, PerformanceFit, Tournament, TournamentRound
@@ -39,8 +39,8 @@ from tournaments.competitions.selectors.performance import (
     tournament_los_matrix,
     tournament_performance,
 )
-from tournaments.competitions.selectors.results import FinishedGame, tournament_finished_games
-from tournaments.competitions.selectors.tournaments import withdrawn_in
+from tournaments.competitions.selectors.results import FinishedGame, game_points, tournament_finished_games
+from tournaments.competitions.selectors.tournaments import participants_seeded
 from tournaments.matches.models import Match
 from tournaments.ratings.elo import outcome, pair_score
 from tournaments.ratings.models import Rating
@@ -79,15 +79,9 @@ class _Row:
 
 def _participants(tournament: Tournament) -> list[_Row]:
     entries = (
-        Participant.objects.filter(tournament=tournament)
+        participants_seeded(tournament=tournament)
         .select_related("bot_version__bot__owner")
         .defer("bot_version__package")
-        .annotate(
-            withdrawn=Exists(
-                Bot.objects.filter(withdrawn_in(tournament=tournament), pk=OuterRef("bot_version__bot_id"))
-            )
-        )
-        .order_by("number")
     )
     return [
         _Row(
@@ -102,12 +96,6 @@ def _participants(tournament: Tournament) -> list[_Row]:
     ]
 
 
-def _game_points(ranks: list[int]) -> list[float]:
-    """1 for first place, split among those who share it; 0 otherwise (1, 1/2, 0 with two seats)."""
-    firsts = sum(1 for r in ranks if r == 1)
-    return [1.0 / firsts if r == 1 else 0.0 for r in ranks]
-
-
 def _compute(tournament: Tournament) -> tuple[list[_Row], dict[tuple[int, int], list[float]], list[FinishedGame]]:
     rows = _participants(tournament)
     by_version = {r.bot_version_id: r for r in rows}
@@ -115,7 +103,7 @@ def _compute(tournament: Tournament) -> tuple[list[_Row], dict[tuple[int, int], 
     # pair[(a, b)] = [a's points against b, games between them]
     pair: dict[tuple[int, int], list[float]] = defaultdict(lambda: [0.0, 0])
     for game in games:
-        points = _game_points(game.ranks)
+        points = game_points(game.ranks)
         for t, version in enumerate(game.members):
             row = by_version.get(version)
             if row is None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
@@ -18,10 +18,32 @@ from tournaments.competitions.swiss import swiss_size
 from tournaments.games.config import game_config_check
 from tournaments.matches.models import Match
 
+if TYPE_CHECKING:  # the stubs' helper, installed for type checking only
+    from django_stubs_ext import WithAnnotations
+
 
 def withdrawn_in(*, tournament: Tournament) -> Q:
     """Bots (as a condition on Bot) that may no longer play in ``tournament``: inactive, or another's private bot."""
     return Q(active=False) | (Q(visibility=Bot.Visibility.PRIVATE) & ~Q(owner_id=tournament.owner_id))
+
+
+class Withdrawn(TypedDict):
+    """The annotation of :func:`participants_seeded`."""
+
+    withdrawn: bool
+
+
+def participants_seeded(*, tournament: Tournament) -> QuerySet[WithAnnotations[Participant, Withdrawn]]:
+    """The tournament's participants in seed (entry) order, each annotated ``withdrawn`` (``withdrawn_in``)."""
+    return (
+        Participant.objects.filter(tournament=tournament)
+        .annotate(
+            withdrawn=Exists(
+                Bot.objects.filter(withdrawn_in(tournament=tournament), pk=OuterRef("bot_version__bot_id"))
+            )
+        )
+        .order_by("number")
+    )
 
 
 def tournaments_visible(*, user: Any) -> QuerySet[Tournament]:
