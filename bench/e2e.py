@@ -98,6 +98,12 @@ def _wait_done(tournament_id: int, log: Path) -> None:
         # The round is timed by the matches' finish stamps, not by this loop: a look every 50 ms had cost
         # the service's two cores about 5 ms of CPU per match (this process and its PostgreSQL backend).
         time.sleep(POLL_S)
+    # A match recorded while the other worker process held its pool's applier is applied by the
+    # ratings_apply task, which here waits for a free pool process (production serves the beat queue
+    # apart): its rating changes come a few seconds after the tournament's end.
+    pending = Match.objects.filter(tournament_id=tournament_id, rating_pending=True)
+    while pending.exists():
+        time.sleep(POLL_S)
     bad = Match.objects.filter(tournament_id=tournament_id).exclude(status=Match.Status.FINISHED).count()
     if bad:
         print(f"  warning: {bad} matches of tournament {tournament_id} did not finish; see {log}", flush=True)
