@@ -28,13 +28,18 @@ With ``--profile``, the workers are stopped and a few more matches are run
 through the task function in this process under cProfile, to show where a
 match's time goes outside the referee.
 
-    python -m bench.e2e [--matches 200] [--workers 2] [--rounds 3] [--profile] [--keep]
+With ``--cpu``, each phase's CPU time per match is shown part by part
+(``bench.cpu``): the Celery processes and their threads, the bots, this
+run's PostgreSQL backends, Redis, and the machine as a whole.
+
+    python -m bench.e2e [--matches 200] [--workers 2] [--rounds 3] [--profile] [--cpu] [--keep]
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import functools
 import io
 import multiprocessing
 import os
@@ -47,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import _common
+from bench import cpu as bench_cpu
 from bench.floor import floor_chunk
 from kit import REFERENCE_BOTS
 from tests.live import ProcessSet
@@ -57,6 +63,7 @@ from workers.packages.cache import cache_key
 TARGET_RATIO = 0.9
 TARGET_FLOOR_RATIO = 0.85
 PROGRESS_S = 30.0
+POLL_S = 0.5
 CLOCK = Clock(move_ms=1000, game_ms=60_000, startup_ms=10_000)
 
 
@@ -88,7 +95,15 @@ def _wait_done(tournament_id: int, log: Path) -> None:
             told = time.monotonic()
             done = Match.objects.filter(tournament_id=tournament_id, status=Match.Status.FINISHED).count()
             print(f"  ... tournament {tournament_id}: {done} matches recorded so far (worker log: {log})", flush=True)
-        time.sleep(0.05)
+        # The round is timed by the matches' finish stamps, not by this loop: a look every 50 ms had cost
+        # the service's two cores about 5 ms of CPU per match (this process and its PostgreSQL backend).
+        time.sleep(POLL_S)
+    # A match recorded while the other worker process held its pool's applier is applied by the
+    # ratings_apply task, which here waits for a free pool process (production serves the beat queue
+    # apart): its rating changes come a few seconds after the tournament's end.
+    pending = Match.objects.filter(tournament_id=tournament_id, rating_pending=True)
+    while pending.exists():
+        time.sleep(POLL_S)
     bad = Match.objects.filter(tournament_id=tournament_id).exclude(status=Match.Status.FINISHED).count()
     if bad:
         print(f"  warning: {bad} matches of tournament {tournament_id} did not finish; see {log}", flush=True)
@@ -215,7 +230,7 @@ def _profile_tasks(owner: Any, bot_ids: list[int], matches: int, queue: str) -> 
         "_programs": "find the unpacked packages",
         "play_match": "referee: play the match",
         "match_record_result": "record result, seats, Elo, finish check",
-        "ratings_apply_match": "  of which Elo (ratings_apply_match)",
+        "ratings_apply_matches": "  of which Elo (ratings_apply_matches)",
         "tournament_matches_ended": "  of which finish check",
     }
     lines = [f"  where a match's time goes ({len(ids)} matches run by run_next in-process, {elapsed:.2f} s):"]
@@ -245,9 +260,17 @@ def _owners_and_bots() -> tuple[Any, list[int]]:
     return users[0], bot_ids
 
 
-def _measure(procs: ProcessSet, workers: int, matches: int, rounds: int) -> list[dict[str, float]]:
-    """Seconds per round for the service, the referee alone and the floor, each round on one tournament."""
+def _measure(
+    procs: ProcessSet, workers: int, matches: int, rounds: int, cpu: list[str] | None = None
+) -> list[dict[str, float]]:
+    """Seconds per round for the service, the referee alone and the floor, each round on one tournament.
+
+    ``cpu``: a list to which the CPU time per part of each phase is added (``bench.cpu``), when given.
+    """
     _common.django_setup(procs.env(), migrate=True)
+    from django.db import connection
+
+    database = str(connection.settings_dict["NAME"])
     owner, bot_ids = _owners_and_bots()
     log = procs.worker("bench", concurrency=workers).log_path
     procs.wait_ready()
@@ -263,14 +286,26 @@ def _measure(procs: ProcessSet, workers: int, matches: int, rounds: int) -> list
             return seconds
 
         # The service comes first (the baselines need its matches); the baselines' order alternates.
-        times = {"service": service()}
+        times = {"service": _measured(cpu, database, f"round {r + 1}, service", matches, service)}
         order = [("referee", referee_alone), ("floor", floor_alone)]
         for name, run in order if r % 2 == 0 else order[::-1]:
-            times[name] = run(tournament, workers)
+            phase = functools.partial(run, tournament, workers)
+            times[name] = _measured(cpu, database, f"round {r + 1}, {name}", matches, phase)
         print(f"  round {r + 1}: service {times['service']:.2f} s, referee alone {times['referee']:.2f} s, "
               f"floor {times['floor']:.2f} s", flush=True)  # fmt: skip
         results.append(times)
     return results
+
+
+def _measured(cpu: list[str] | None, database: str, title: str, matches: int, run: Any) -> float:
+    """``run()``'s seconds; with ``cpu``, the phase's CPU per match and part added to it (``bench.cpu``)."""
+    if cpu is None:
+        return float(run())
+    before = bench_cpu.snapshot(bench_cpu.backends(database))
+    seconds = float(run())
+    after = bench_cpu.snapshot(bench_cpu.backends(database))
+    cpu.append(bench_cpu.report(f"{title} ({seconds:.2f} s)", before, after, matches))
+    return seconds
 
 
 def _spread(values: list[float]) -> str:
@@ -303,6 +338,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2, help="worker processes (and baseline processes)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--cpu", action="store_true", help="CPU time per part of each phase, from /proc")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     args = parser.parse_args(argv)
     matches = max(2, min(200, args.matches // 2 * 2))
@@ -316,7 +352,8 @@ def main(argv: list[str] | None = None) -> int:
             tempfile.TemporaryDirectory(prefix="arbiter-bench-") as tmp,
             _common.process_set(Path(tmp), database) as procs,
         ):
-            results = _measure(procs, args.workers, matches, max(1, args.rounds))
+            cpu: list[str] | None = [] if args.cpu else None
+            results = _measure(procs, args.workers, matches, max(1, args.rounds), cpu)
             if args.profile:
                 procs.stop("bench")
                 owner = _owner()
@@ -330,6 +367,8 @@ def main(argv: list[str] | None = None) -> int:
         guardian.stdin.close()  # type: ignore[union-attr]
         guardian.wait()
     _report(results, matches, args.workers)
+    for part in cpu or []:
+        print(part)
     if profile:
         print(profile)
     return 0

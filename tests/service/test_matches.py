@@ -20,7 +20,7 @@ from tournaments.matches.record import match_record_error, match_record_result, 
 from tournaments.matches.recovery import matches_expire_leases
 from tournaments.ratings.models import Rating, RatingChange
 from tournaments.ratings.rebuild import ratings_rebuild_apply
-from tournaments.ratings.services import ratings_apply_match
+from tournaments.ratings.services import RatedSeat, ratings_apply_matches
 
 from .conftest import RANDOM_BOT
 
@@ -62,9 +62,14 @@ def test_result_is_recorded_exactly_once(duel: Tournament) -> None:
 def test_rating_change_unique_per_match_is_the_backstop(duel: Tournament, play: Any) -> None:
     match = duel.matches.order_by("index").first()
     play(match, [1, 2])
-    seats = list(match.match_seats.all())
+    seats = [
+        RatedSeat(
+            seat=s.seat, team=s.team, rank=s.rank, bot_version_id=s.bot_version_id, owner_id=s.bot_version.bot.owner_id
+        )
+        for s in match.match_seats.select_related("bot_version__bot")
+    ]
     with pytest.raises(IntegrityError), transaction.atomic():
-        ratings_apply_match(match=match, seats=seats)
+        ratings_apply_matches(pool=match.rating_pool, matches=[(match.id, seats)])
 
 
 def test_a_stale_attempt_cannot_record(duel: Tournament) -> None:

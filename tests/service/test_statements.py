@@ -35,9 +35,9 @@ from tournaments.competitions.models import Tournament
 from tournaments.matches import tasks
 
 # On PostgreSQL (production): the worker's own per rated match, and the applier's for one match
-# applied alone (a busy pool's applier takes many per transaction: 4 of them are per batch).
+# applied alone (a busy pool's applier takes many per transaction, for the same 7: all are per batch).
 WORKER_STATEMENTS = 6
-APPLIER_STATEMENTS = 10
+APPLIER_STATEMENTS = 7
 # SQLite, the embedded default, takes five more: the pick and the claim apart (no UPDATE in a CTE),
 # the match and its seats read before they are written.
 SQLITE_EXTRA = 5
@@ -80,11 +80,9 @@ def _counted(statements: list[str]) -> list[str]:
 
 def _split(statements: list[str]) -> tuple[list[str], list[str]]:
     """(the worker's own, the applier's): the applier's run from its lock (or, on SQLite, its
-    look for pending matches) to clearing the matches' ``rating_pending``."""
+    read of the pending matches) to clearing the matches' ``rating_pending``."""
     first = next(
-        i
-        for i, sql in enumerate(statements)
-        if "advisory_xact_lock" in sql or (sql.startswith("SELECT") and '"rating_pending" AND' in sql)
+        i for i, sql in enumerate(statements) if "advisory_xact_lock" in sql or "WHERE rating_pending AND" in sql
     )
     last = next(i for i, sql in enumerate(statements) if sql.startswith('UPDATE "matches_match" SET "rating_pending"'))
     return statements[:first] + statements[last + 1 :], statements[first : last + 1]

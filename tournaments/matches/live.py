@@ -9,8 +9,9 @@ list per match:
 - a Redis list ``arbiter:live:<database>:<match>:<attempt>`` when a Redis is
   configured (``ARBITER_CACHE_URL``, else the broker's ``REDIS_URL``),
   written by one thread per process (``_Flusher``) in one pipeline of
-  whatever plies are waiting, so that the referee never waits for Redis:
-  a round trip per ply was about a tenth of a short match's time;
+  whatever plies are waiting, at most every ``FLUSH_EVERY_S``, so that the
+  referee never waits for Redis: a round trip per ply was about a tenth of
+  a short match's time, and a pipeline per ply about a tenth of its CPU;
 - embedded, a JSON-lines file ``<ARBITER_VAR_DIR>/live/<match>-<attempt>.jsonl``:
   one appended line per ply.
 
@@ -51,6 +52,8 @@ LIVE_TTL_S = 3600
 LIVE_MAX_PLIES = 2000
 # A live view is a convenience: a Redis that does not answer in this long is given up for the match.
 REDIS_TIMEOUT_S = 0.5
+# A process writes its queued plies to Redis at most this often: well within the page's poll (ARBITER_LIVE_POLL_MS).
+FLUSH_EVERY_S = 0.25
 
 
 # One list per attempt: a worker that lost its lease never touches the list of the attempt after it.
@@ -84,7 +87,10 @@ class _Flusher:
 
     Publishers queue their lines and their list's removal here; the thread
     writes what is queued, for every match of the process, in one pipeline,
-    in the order it was queued.  It is started again in a forked child.
+    in the order it was queued, at most once every ``FLUSH_EVERY_S`` (unless
+    someone waits for it: ``wait``).  A pipeline per ply had cost the worker
+    process and Redis about a tenth of a short match's CPU; spectators poll
+    once a second anyway.  It is started again in a forked child.
     """
 
     def __init__(self) -> None:
@@ -92,6 +98,7 @@ class _Flusher:
         self._wake = threading.Condition(self._lock)
         self._queued: list[tuple[LivePublisher, str | None, bool]] = []  # (publisher, line or None: remove, first)
         self._busy = False
+        self._urgent = False
         self._pid = 0
 
     def put(self, publisher: LivePublisher, line: str | None, *, first: bool = False) -> None:
@@ -100,23 +107,31 @@ class _Flusher:
                 self._pid, self._queued, self._busy = os.getpid(), [], False
                 threading.Thread(target=self._run, name="arbiter-live", daemon=True).start()
             self._queued.append((publisher, line, first))
-            self._wake.notify_all()
+            if len(self._queued) == 1:  # the thread waits for a first line; later ones join it
+                self._wake.notify_all()
 
     def wait(self) -> None:
         """Until everything queued so far is written (or given up)."""
         with self._lock:
+            self._urgent = True
+            self._wake.notify_all()
             while self._queued or self._busy:
                 self._wake.wait()
 
     def _run(self) -> None:
+        written = 0.0
         while True:
             with self._lock:
                 while not self._queued:
                     self._wake.wait()
-                batch, self._queued, self._busy = self._queued, [], True
+                # Let the plies of the next FLUSH_EVERY_S join this pipeline, unless someone waits.
+                while not self._urgent and (left := written + FLUSH_EVERY_S - time.monotonic()) > 0:
+                    self._wake.wait(left)
+                batch, self._queued, self._busy, self._urgent = self._queued, [], True, False
             try:
                 self._write(batch)
             finally:
+                written = time.monotonic()
                 with self._lock:
                     self._busy = False
                     self._wake.notify_all()

@@ -5,10 +5,12 @@ that recorded a match of a bot waited for that bot's rating rows, locked by
 another worker until its commit, so the workers of a busy pool recorded one
 after the other.  Now a recorded rated match is marked ``rating_pending`` and
 the pool's applier applies pending matches in finish order (``finished_at``,
-then id), up to ``BATCH`` per transaction, each with exactly the arithmetic
-of the live path and the rebuild (``services.ratings_apply_match``), and
+then id), up to ``BATCH`` per transaction, with exactly the arithmetic of
+the rebuild (``services.ratings_apply_matches``: the ratings read and
+locked once, counted in memory match after match, written back once), and
 clears their flags in the same transaction: a match is applied once,
-however often the applier runs.
+however often the applier runs.  A batch costs the same seven statements
+whether it holds one match or two hundred.
 
 One applier per pool: a run holds the pool's lock (a PostgreSQL advisory
 lock, for its transaction; SQLite, the embedded default, has one writer at a
@@ -35,8 +37,8 @@ import zlib
 from django.conf import settings
 from django.db import connection, transaction
 
-from tournaments.matches.models import Match, MatchSeat
-from tournaments.ratings.services import ratings_apply_match
+from tournaments.matches.models import Match
+from tournaments.ratings.services import RatedSeat, ratings_apply_matches
 from tournaments.ratings.tasks import ratings_apply
 
 logger = logging.getLogger(__name__)
@@ -60,24 +62,48 @@ def _pool_lock(pool: str, *, wait: bool) -> bool:
         return bool(cursor.fetchone()[0])
 
 
+# A pool's pending matches in finish order, up to a batch, with their seats and each seat's owner:
+# one statement (a match without seats, which cannot be, would still be read and cleared).
+_PENDING_SQL = """
+WITH pending AS (
+    SELECT id, finished_at FROM matches_match
+    WHERE rating_pending AND rating_pool = %s
+    ORDER BY finished_at, id LIMIT %s
+)
+SELECT p.id, s.seat, s.team, s.rank, s.bot_version_id, b.owner_id
+FROM pending p
+LEFT JOIN matches_matchseat s ON s.match_id = p.id
+LEFT JOIN bots_botversion v ON v.id = s.bot_version_id
+LEFT JOIN bots_bot b ON b.id = v.bot_id
+ORDER BY p.finished_at, p.id, s.seat
+"""
+
+
+def _pending(pool: str) -> dict[int, list[RatedSeat]]:
+    """Up to BATCH pending matches of the pool, in finish order, each with its seats."""
+    matches: dict[int, list[RatedSeat]] = {}
+    with connection.cursor() as cursor:
+        cursor.execute(_PENDING_SQL, [pool, BATCH])
+        for match_id, seat, team, rank, version_id, owner_id in cursor.fetchall():
+            seats = matches.setdefault(match_id, [])
+            if seat is not None:
+                seats.append(RatedSeat(seat=seat, team=team, rank=rank, bot_version_id=version_id, owner_id=owner_id))
+    return matches
+
+
 def _apply_batch(pool: str, *, wait: bool) -> int | None:
-    """Apply up to BATCH pending matches of the pool in one transaction; None when another run holds it."""
+    """Apply up to BATCH pending matches of the pool in one transaction; None when another run holds it.
+
+    A fixed number of statements however many matches (``ratings_apply_matches``).
+    """
     with transaction.atomic():
         if not _pool_lock(pool, wait=wait):
             return None
-        matches = list(
-            Match.objects.filter(rating_pending=True, rating_pool=pool)
-            .order_by("finished_at", "id")
-            .only("id", "rating_pool")[:BATCH]
-        )
+        matches = _pending(pool)
         if not matches:
             return 0
-        seats: dict[int, list[MatchSeat]] = {m.pk: [] for m in matches}
-        for seat in MatchSeat.objects.filter(match_id__in=list(seats)).order_by("match_id", "seat"):
-            seats[seat.match_id].append(seat)
-        for match in matches:
-            ratings_apply_match(match=match, seats=seats[match.pk])
-        Match.objects.filter(id__in=list(seats)).update(rating_pending=False)
+        ratings_apply_matches(pool=pool, matches=list(matches.items()))
+        Match.objects.filter(id__in=list(matches)).update(rating_pending=False)
     return len(matches)
 
 

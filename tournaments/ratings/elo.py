@@ -110,7 +110,7 @@ def elo_match_changes(
 ) -> list[MemberChange[M]]:
     """Every member's change for one match, in team order.
 
-    ``services.ratings.ratings_apply_match`` (live) and
+    ``services.ratings.ratings_apply_matches`` (live) and
     ``services.rebuild.ratings_replay`` (the rebuild) both call this, so the
     two cannot drift apart.
     """

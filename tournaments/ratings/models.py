@@ -23,7 +23,7 @@ class Rating(models.Model):
     draws = models.PositiveIntegerField(default=0)
     losses = models.PositiveIntegerField(default=0)
     # Distinct owners, other than the bot's own, met in its rated games; counted only until it
-    # reaches ARBITER_RATING_MIN_OWNERS (services.ratings_apply_match and the rebuild alike).
+    # reaches ARBITER_RATING_MIN_OWNERS (services.ratings_apply_matches and the rebuild alike).
     opponent_owners = models.PositiveIntegerField(default=0)
     updated = models.DateTimeField(auto_now=True)
 

@@ -1,17 +1,17 @@
-"""Applying Elo changes: once per rated match, in the transaction that records it."""
+"""Applying Elo changes: once per rated match, many matches of a pool at a time (``applier.py``)."""
 
 from __future__ import annotations
 
 import logging
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from django.conf import settings
 from django.db import connection, transaction
 
 from tournaments.bots.models import BotVersion
-from tournaments.matches.models import Match, MatchSeat
 from tournaments.ratings.elo import EloSettings, elo_match_changes, rating_start, rating_tally
 from tournaments.ratings.models import Rating, RatingChange
 
@@ -64,121 +64,162 @@ def match_teams(seats: Sequence[SeatLike]) -> tuple[list[list[int]], list[int]] 
     return [members[t] for t in order], [ranks[t] for t in order]
 
 
-def _ratings_ensure(*, version_ids: Sequence[int], pool: str, config: EloSettings) -> None:
-    """Create missing Rating rows: from the bot's latest earlier version's rating, else the start value."""
-    existing = set(
-        Rating.objects.filter(pool=pool, bot_version_id__in=version_ids).values_list("bot_version_id", flat=True)
+@dataclass(frozen=True)
+class RatedSeat:
+    """A seat as the applier reads it: what ``match_teams`` needs, and its bot's owner."""
+
+    seat: int
+    team: int
+    rank: int | None
+    bot_version_id: int
+    owner_id: int
+
+
+def ratings_apply_matches(*, pool: str, matches: Sequence[tuple[int, Sequence[RatedSeat]]]) -> int:
+    """Apply recorded rated matches of ``pool``, in the given order, to its ratings; returns the changes made.
+
+    Must run inside the transaction that holds the pool (``applier.py``).  A
+    fixed number of statements however many matches: the ratings are locked
+    once, in id order, counted in memory match after match with exactly the
+    arithmetic of the rebuild (``elo_match_changes``, ``rating_tally``,
+    ``rating_start``), and written back with every change at the end, in
+    the order of application.  RatingChange's unique (rating, match) makes a
+    second application fail rather than count twice.
+    """
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("ratings_apply_matches must run inside the transaction that holds the pool")
+    config = elo_settings()
+    lineups = []
+    for match_id, seats in matches:
+        lineup = match_teams(seats)
+        if lineup is None:
+            logger.info("match %s is not rated (a version on two teams or missing ranks)", match_id)
+        else:
+            lineups.append((match_id, lineup, {s.bot_version_id: s.owner_id for s in seats}))
+    version_ids = sorted({v for _, (teams, _), _ in lineups for members in teams for v in members})
+    ratings = _ratings_locked(pool=pool, version_ids=version_ids)
+    met = _owners_met(ratings=ratings, lineups=[(m, owners) for m, _, owners in lineups])
+    changes: list[RatingChange] = []
+    for match_id, (teams, team_ranks), owner_of in lineups:
+        members = [v for team in teams for v in team]
+        missing = [v for v in members if v not in ratings]
+        if missing:
+            ratings.update(_ratings_create(pool=pool, version_ids=missing, ratings=ratings, config=config))
+        for change in elo_match_changes(
+            teams=teams,
+            team_ranks=team_ranks,
+            ratings={v: ratings[v].elo for v in members},
+            games={v: ratings[v].games for v in members},
+            config=config,
+        ):
+            rating = ratings[change.member]
+            rating_tally(rating, change)
+            changes.append(
+                RatingChange(
+                    rating=rating,
+                    match_id=match_id,
+                    before=change.before,
+                    after=change.after,
+                    delta=change.delta,
+                    k=change.k,
+                )
+            )
+        _owners_count(ratings=[ratings[v] for v in members], owner_of=owner_of, met=met)
+    RatingChange.objects.bulk_create(changes)
+    touched = {change.rating_id: change.rating for change in changes}
+    Rating.objects.bulk_update(
+        list(touched.values()), ["elo", "games", "wins", "draws", "losses", "opponent_owners", "updated"]
     )
-    missing = [v for v in version_ids if v not in existing]
-    if not missing:
-        return
-    versions = {v.id: v for v in BotVersion.objects.filter(id__in=missing).only("id", "bot_id", "number")}
-    earlier = (
+    return len(changes)
+
+
+def _ratings_locked(*, pool: str, version_ids: Sequence[int]) -> dict[int, Rating]:
+    """The pool's existing ratings of these versions, locked in id order (no deadlock between two writers)."""
+    rows = Rating.objects.select_for_update().filter(pool=pool, bot_version_id__in=version_ids).order_by("id")
+    return {r.bot_version_id: r for r in rows}
+
+
+def _ratings_create(
+    *, pool: str, version_ids: Sequence[int], ratings: dict[int, Rating], config: EloSettings
+) -> dict[int, Rating]:
+    """New Rating rows for versions rated for the first time, locked: each starts from its bot's latest
+    earlier version's rating as it stands at this point of the run (``ratings``: those counted so far),
+    else the start value.  Every start is taken before any of them is added, as the rebuild does."""
+    versions = {v.id: v for v in BotVersion.objects.filter(id__in=version_ids).only("id", "bot_id", "number")}
+    earlier = list(
         Rating.objects.filter(pool=pool, bot_version__bot_id__in={v.bot_id for v in versions.values()})
-        .values_list("bot_version__bot_id", "bot_version__number", "elo")
+        .values_list("bot_version_id", "bot_version__bot_id", "bot_version__number", "elo")
         .order_by("bot_version__number")
     )
     rows = []
     for version in versions.values():
-        same_bot = [(number, elo) for bot_id, number, elo in earlier if bot_id == version.bot_id]
+        same_bot = [
+            (number, ratings[vid].elo if vid in ratings else elo)
+            for vid, bot_id, number, elo in earlier
+            if bot_id == version.bot_id
+        ]
         start = rating_start(number=version.number, earlier=same_bot, config=config)
         rows.append(Rating(bot_version_id=version.id, pool=pool, elo=start))
-    # Two matches may create the same rating at once; the unique constraint settles it.
+    # Two writers may create the same rating at once; the unique constraint settles it.
     Rating.objects.bulk_create(rows, ignore_conflicts=True)
+    return _ratings_locked(pool=pool, version_ids=version_ids)
 
 
-def ratings_apply_match(*, match: Match, seats: Sequence[MatchSeat]) -> list[RatingChange]:
-    """Update the ratings for one recorded match.  Must run inside its recording transaction.
+def _owners_met(*, ratings: dict[int, Rating], lineups: Sequence[tuple[int, dict[int, int]]]) -> set[tuple[int, int]]:
+    """The (rating id, other owner) pairs of these matches that the ratings met in earlier rated matches.
 
-    Rating rows are locked in id order (no deadlock between two workers);
-    RatingChange's unique (rating, match) makes a second application fail
-    rather than count twice.
-    """
-    if not transaction.get_connection().in_atomic_block:
-        raise RuntimeError("ratings_apply_match must run inside the match's recording transaction")
-    lineup = match_teams(seats)
-    if lineup is None:
-        logger.info("match %s is not rated (a version on two teams or missing ranks)", match.pk)
-        return []
-    teams, team_ranks = lineup
-    config = elo_settings()
-    version_ids = [v for members in teams for v in members]
-    _ratings_ensure(version_ids=version_ids, pool=match.rating_pool, config=config)
-    ratings = {
-        r.bot_version_id: r
-        for r in Rating.objects.select_for_update()
-        .filter(pool=match.rating_pool, bot_version_id__in=version_ids)
-        .order_by("id")
-    }
-    changes = []
-    # The same arithmetic as the rebuild (services/rebuild.py): one implementation.
-    for change in elo_match_changes(
-        teams=teams,
-        team_ranks=team_ranks,
-        ratings={v: ratings[v].elo for v in version_ids},
-        games={v: ratings[v].games for v in version_ids},
-        config=config,
-    ):
-        rating = ratings[change.member]
-        rating_tally(rating, change)
-        changes.append(
-            RatingChange(
-                rating=rating, match=match, before=change.before, after=change.after, delta=change.delta, k=change.k
-            )
-        )
-    RatingChange.objects.bulk_create(changes)
-    _opponent_owners_count(ratings=list(ratings.values()), match=match)
-    Rating.objects.bulk_update(
-        list(ratings.values()), ["elo", "games", "wins", "draws", "losses", "opponent_owners", "updated"]
-    )
-    return changes
-
-
-def _opponent_owners_count(*, ratings: Sequence[Rating], match: Match) -> None:
-    """Count, in place, the distinct other owners each rating has met, while below the minimum.
-
-    The count is exact at every step: it already counts every owner met
-    before this match, so only the match's other owners not met before are
-    added, found in one statement that looks, per rating and owner, for an
-    earlier rated match of the rating with a bot of that owner.  Each look
-    stops at the first such match, where a recount read the rating's whole
-    history on every match (a bot that only
-    ever meets one other owner stays below the minimum for good).  Once a
-    rating reaches the minimum it is no longer counted, which the rebuild
-    mirrors (``rebuild.ratings_replay``).
+    Asked only for ratings still below ``ARBITER_RATING_MIN_OWNERS`` (the only
+    ones counted), in one statement whose every look stops at the first such
+    match; a recount read the rating's whole history on every match.
     """
     minimum = settings.ARBITER_RATING_MIN_OWNERS
-    pending = [r for r in ratings if r.opponent_owners < minimum]
-    if not pending:
-        return
-    owner_of = dict(
-        MatchSeat.objects.filter(match_id=match.pk).values_list("bot_version_id", "bot_version__bot__owner_id")
+    pairs = sorted(
+        {
+            (ratings[v].id, owner)
+            for _, owner_of in lineups
+            for v, own in owner_of.items()
+            if v in ratings and ratings[v].opponent_owners < minimum
+            for owner in set(owner_of.values()) - {own}
+        }
     )
-    pairs = [
-        (rating.id, owner)
-        for rating in pending
-        for owner in sorted(set(owner_of.values()) - {owner_of[rating.bot_version_id]})
-    ]
     if not pairs:
-        return
+        return set()
     with connection.cursor() as cursor:
-        cursor.execute(_NEW_OWNERS_SQL.format(pairs=" UNION ALL ".join([_PAIR] * len(pairs))),
-                       [value for pair in pairs for value in pair] + [match.pk])  # fmt: skip
-        new = Counter(rating_id for rating_id, _ in cursor.fetchall())
-    for rating in pending:
-        rating.opponent_owners += new[rating.id]
+        cursor.execute(_MET_OWNERS_SQL.format(pairs=" UNION ALL ".join([_PAIR] * len(pairs))),
+                       [value for pair in pairs for value in pair])  # fmt: skip
+        return {(rating_id, owner_id) for rating_id, owner_id in cursor.fetchall()}
 
 
-# Which (rating, other owner) pairs of a match were not met in the rating's earlier rated matches:
-# each look stops at the first earlier match with a bot of that owner.
+def _owners_count(*, ratings: Sequence[Rating], owner_of: dict[int, int], met: set[tuple[int, int]]) -> None:
+    """Count, in place, the match's other owners each rating meets for the first time, while below the minimum.
+
+    The count is exact at every step: ``met`` holds every (rating, owner)
+    pair met before this match, and gets this match's.  Once a rating
+    reaches the minimum it is no longer counted, which the rebuild mirrors
+    (``rebuild.ratings_replay``): a bot that only ever meets one other owner
+    stays below the minimum for good.
+    """
+    minimum = settings.ARBITER_RATING_MIN_OWNERS
+    for rating in ratings:
+        if rating.opponent_owners >= minimum:
+            continue
+        own = owner_of[rating.bot_version_id]
+        for owner in sorted(set(owner_of.values()) - {own}):
+            if (rating.id, owner) not in met:
+                met.add((rating.id, owner))
+                rating.opponent_owners += 1
+
+
+# Which (rating, other owner) pairs were met in the rating's earlier rated matches: each look
+# stops at the first earlier match with a bot of that owner.
 _PAIR = "SELECT %s AS rating_id, %s AS owner_id"
-_NEW_OWNERS_SQL = """
+_MET_OWNERS_SQL = """
 SELECT p.rating_id, p.owner_id FROM ({pairs}) AS p
-WHERE NOT EXISTS (
+WHERE EXISTS (
     SELECT 1 FROM ratings_ratingchange c
     JOIN matches_matchseat s ON s.match_id = c.match_id
     JOIN bots_botversion v ON v.id = s.bot_version_id
     JOIN bots_bot b ON b.id = v.bot_id
-    WHERE c.rating_id = p.rating_id AND b.owner_id = p.owner_id AND c.match_id <> %s
+    WHERE c.rating_id = p.rating_id AND b.owner_id = p.owner_id
 )
 """
