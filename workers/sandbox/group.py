@@ -271,9 +271,13 @@ class SlotGroup:
             os.close(fd)
         return [int(t) for t in b"".join(chunks).split()]
 
+    def task_count(self) -> int:
+        """Tasks (threads, zombies not yet reaped included) in the group now: one ``pread`` of ``pids.current``."""
+        return int(self._read("pids", "pids.current") or 0)
+
     def empty(self) -> bool:
         """True once the kernel has let go of every process of the group (zombies included)."""
-        return int(self._read("pids", "pids.current") or 0) == 0
+        return self.task_count() == 0
 
     def kill(self) -> list[int]:
         """SIGKILL every process in the group; returns the pids signalled."""

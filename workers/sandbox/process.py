@@ -100,13 +100,22 @@ class BotProcess:
         """The bot's run-queue wait so far and whether it is stopped from outside (``workers.sandbox.stalls``)."""
         if self._stalls is None:
             # Only under the filter can the bot not stop itself (workers.sandbox.seccomp).
-            self._stalls = Stalls(self._bot_threads, stops_are_outside=self.sandboxed and self.filtered)
+            self._stalls = Stalls(
+                self._bot_threads,
+                stops_are_outside=self.sandboxed and self.filtered,
+                count=self._task_count,
+                leave_out=self._bwraps,
+            )
         return self._stalls.look()
+
+    def _task_count(self) -> int | None:
+        """The group's task count, which says when its thread list must be read again (None: always)."""
+        return self.group.task_count() if self.group is not None and not self.gone else None
 
     def _bot_threads(self) -> list[int]:
         if self.gone:
             return []
-        return bot_threads(self.group, self.popen.pid, self._bwraps())
+        return bot_threads(self.group, self.popen.pid)
 
     def note_inner(self) -> None:
         """Remember bwrap's child, the sandbox's init (a kernel list, nothing the bot can write)."""

@@ -17,10 +17,17 @@ stop it (``workers.sandbox.seccomp``): a stopped process of a filtered bot was
 stopped from outside.  Without the filter a stop may be the bot's own doing, and
 :class:`Look` never reports one.
 
-A look reads the group's thread list (one small file, opened afresh: cgroup v1
-keeps the list it read for an open file) and ``pread``s two files per thread,
-kept open from look to look; a file of a thread that has ended reads as an
-error and is closed.
+A look ``pread``s two files per thread, kept open from look to look; a file of
+a thread that has ended reads as an error and is closed.  The group's thread
+list (one small file, opened afresh: cgroup v1 keeps the list it read for an
+open file) costs as much as the rest of a look, and a bot's threads rarely
+change between two looks, so a list is kept while the group's task count
+(``pids.current``, one ``pread``) stays what it was when the list was read
+and matched the list's length.  A thread can then only be new if a listed one
+was released: a bot thread's files read as an error, and the list is read
+again in the same look; bubblewrap's own processes go only when the sandbox
+does.  Zombies count but are not listed: a group holding one is listed at
+every look, as before.
 """
 
 from __future__ import annotations
@@ -50,10 +57,22 @@ class Stalls:
     """The run-queue wait and stops of one bot's threads, read from /proc with files kept open."""
 
     def __init__(
-        self, threads: Callable[[], list[int]], *, stops_are_outside: bool, now: Callable[[], float] = time.monotonic
+        self,
+        threads: Callable[[], list[int]],
+        *,
+        stops_are_outside: bool,
+        now: Callable[[], float] = time.monotonic,
+        count: Callable[[], int | None] | None = None,
+        leave_out: Callable[[], set[int]] = set,
     ) -> None:
-        """``threads`` lists the bot's thread ids; ``stops_are_outside``: the bot cannot stop itself."""
+        """``threads`` lists every thread of the bot's group (or tree); ``leave_out()``: those that
+        are not the bot's (bubblewrap's own processes); ``stops_are_outside``: the bot cannot stop
+        itself; ``count``: how many tasks the group holds now (None when unknown), which keeps a list.
+        """
         self._threads = threads
+        self._leave_out = leave_out
+        self._count = count
+        self._listed: tuple[list[int], int] | None = None  # the bot's threads and the group's count then
         self._stops_are_outside = stops_are_outside
         self._now = now
         self._stopped_since: float | None = None
@@ -64,23 +83,24 @@ class Stalls:
 
     def look(self) -> Look:
         """Add up the run-queue wait since the last look and see whether any thread is stopped."""
-        try:
-            tids = self._threads()
-        except OSError:
-            tids = list(self._files)
+        tids, kept = self._list()
         stopped = False
-        seen = set()
+        seen: set[int] = set()
+        ended = False
         for tid in tids:
-            read = self._read(tid)
-            if read is None:
+            state = self._add(tid)
+            if state is None:
+                ended = True
                 continue
-            waited, state = read
             seen.add(tid)
-            # A thread first seen after the first look started since: all of its wait is new.
-            before = self._last.get(tid, waited if self._first else 0)
-            self._waited += max(0, waited - before)
-            self._last[tid] = waited
             stopped = stopped or state in STOPPED_STATES
+        if kept and ended:
+            # A listed thread ended: another may have started in its place (the count is the same).
+            self._listed = None
+            for tid in self._list()[0]:
+                if tid not in seen and (state := self._add(tid)) is not None:
+                    seen.add(tid)
+                    stopped = stopped or state in STOPPED_STATES
         for tid in [t for t in self._files if t not in seen]:
             self._forget(tid)
         self._first = False
@@ -91,6 +111,39 @@ class Stalls:
         if self._stopped_since is None:
             self._stopped_since = now
         return Look(waited_ns=self._waited, stopped=True, stopped_s=now - self._stopped_since)
+
+    def _list(self) -> tuple[list[int], bool]:
+        """The bot's thread ids, and whether they are the list kept (the group's count unchanged)."""
+        count = None
+        if self._count is not None:
+            try:
+                count = self._count()
+            except (OSError, ValueError):
+                count = None
+        if count is not None and self._listed is not None and count == self._listed[1]:
+            return self._listed[0], True
+        self._listed = None
+        try:
+            every = self._threads()
+        except OSError:
+            return list(self._files), False
+        own = self._leave_out()
+        tids = [tid for tid in every if tid not in own]
+        if count is not None and count == len(every):
+            self._listed = (tids, count)
+        return tids, False
+
+    def _add(self, tid: int) -> str | None:
+        """Fold thread ``tid``'s run-queue wait into the total; its state letter, or None once it is gone."""
+        read = self._read(tid)
+        if read is None:
+            return None
+        waited, state = read
+        # A thread first seen after the first look started since: all of its wait is new.
+        before = self._last.get(tid, waited if self._first else 0)
+        self._waited += max(0, waited - before)
+        self._last[tid] = waited
+        return state
 
     def _read(self, tid: int) -> tuple[int, str] | None:
         """(run-queue wait in ns, state letter) of thread ``tid``, or None once it is gone."""
@@ -128,16 +181,15 @@ class Stalls:
             self._forget(tid)
 
 
-def bot_threads(group: SlotGroup | None, root: int, leave_out: set[int]) -> list[int]:
-    """Every thread of a bot: its control group's list, or (without one) those of its process tree.
+def bot_threads(group: SlotGroup | None, root: int) -> list[int]:
+    """Every thread of a bot's control group, or (without one) of its process tree from ``root``.
 
-    ``leave_out``: bubblewrap's own processes (single-threaded), which wait for the bot.
+    bubblewrap's own processes (single-threaded) are among them: :class:`Stalls` leaves them out.
     """
     if group is not None:
-        return [tid for tid in group.threads() if tid not in leave_out]
+        return group.threads()
     tids = []
     for pid in process_tree(root):
-        if pid not in leave_out:
-            with contextlib.suppress(OSError):
-                tids += [int(t) for t in os.listdir(f"/proc/{pid}/task")]
+        with contextlib.suppress(OSError):
+            tids += [int(t) for t in os.listdir(f"/proc/{pid}/task")]
     return tids
