@@ -24,7 +24,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.services, pytest.mark.django_db(tran
 
 WAIT_MS = 60_000  # one short match on a busy machine
 DESKTOP = {"width": 1280, "height": 800}
-PLIES = 24
+PLIES = 40
 # A random bot slow enough to watch.
 SLOW_BOT = b"""import json, random, sys, time
 rng = random.Random(0)
@@ -33,8 +33,10 @@ for line in sys.stdin:
     if message["type"] == "start":
         reply = {"type": "ready", "name": "slow", "version": "1"}
     elif message["type"] == "turn":
-        # bot code: a quarter of a second a move, asleep (its clock charges CPU time only)
-        time.sleep(0.25)
+        # bot code: half a second a move, asleep (its clock charges CPU time only): 15 to 20 s a match, while
+        # ten pages are opened one after another (a second or two each on a busy machine) and each must still
+        # find its match being played, and draw three of its boards
+        time.sleep(0.5)
         reply = {"move": rng.choice(message["legal_moves"])}
     else:
         break
@@ -159,8 +161,10 @@ def test_a_match_watched_live_shows_its_boards_as_they_are_played_in_every_game(
     watchers = {game: production for game in ("gamesup", "flagstacks", "pileup", "sequence")}
     watchers["hexstacks"] = embedded
     started = {game: watcher.start(game, GAMES[game]) for game, watcher in watchers.items()}
-    opened = {game: watcher.open(game, started[game]) for game, watcher in watchers.items()}
+    opened = {}
     for game, watcher in watchers.items():
+        # The round robin's page right after the match's: it must find the match still being played.
+        opened[game] = watcher.open(game, started[game])
         watcher.standings(game, started[game], opened[game][1])
     for game, watcher in watchers.items():
         watcher.watch(game, opened[game][0])
