@@ -33,10 +33,9 @@ for line in sys.stdin:
     if message["type"] == "start":
         reply = {"type": "ready", "name": "slow", "version": "1"}
     elif message["type"] == "turn":
-        # bot code: half a second a move, asleep (its clock charges CPU time only): 15 to 20 s a match, while
-        # ten pages are opened one after another (a second or two each on a busy machine) and each must still
-        # find its match being played, and draw three of its boards
-        time.sleep(0.5)
+        # Half a second a move: 15 to 20 s a match, while ten pages are opened one after another (a second or
+        # two each on a busy machine) and each must still find its match being played and draw three boards.
+        time.sleep(0.5)  # bot code, asleep (its clock charges CPU time only)
         reply = {"move": rng.choice(message["legal_moves"])}
     else:
         break
