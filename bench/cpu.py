@@ -14,17 +14,10 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
+from workers.sandbox.slots import process_tree, read_proc, stat_fields
+
 TICK_MS = 1000 / os.sysconf("SC_CLK_TCK")
 _BACKEND = "PostgreSQL backend "
-
-
-def _stat(path: Path) -> list[str] | None:
-    """The fields of a /proc stat file after the command's name (field 3 on), or None if it is gone."""
-    try:
-        text = path.read_text()
-    except OSError:
-        return None
-    return text[text.rindex(")") + 2 :].split()
 
 
 def _times(fields: list[str]) -> tuple[float, float]:
@@ -34,29 +27,7 @@ def _times(fields: list[str]) -> tuple[float, float]:
 
 
 def _cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-    except OSError:
-        return ""
-
-
-def _children() -> dict[int, list[int]]:
-    tree: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            fields = _stat(entry / "stat")
-            if fields is not None:
-                tree.setdefault(int(fields[1]), []).append(int(entry.name))
-    return tree
-
-
-def _descendants(pid: int, tree: dict[int, list[int]]) -> list[int]:
-    out, todo = [], [pid]
-    while todo:
-        for child in tree.get(todo.pop(), []):
-            out.append(child)
-            todo.append(child)
-    return out
+    return (read_proc(pid, "cmdline") or "").replace("\0", " ")
 
 
 def _machine_ms() -> float:
@@ -70,14 +41,13 @@ def snapshot(backend_pids: list[int]) -> dict[str, float]:
     the given PostgreSQL backends, Redis, and the machine as a whole."""
     parts: dict[str, float] = defaultdict(float)
     me = os.getpid()
-    own, waited = _times(_stat(Path(f"/proc/{me}/stat")) or [])
+    own, waited = _times(stat_fields(me) or [])
     parts["bench process"] += own
     parts["bench's waited children (baselines' processes and their bots)"] += waited
-    tree = _children()
-    for pid in _descendants(me, tree):
+    for pid in process_tree(me)[1:]:
         if "celery" not in _cmdline(pid):
             continue
-        fields = _stat(Path(f"/proc/{pid}/stat"))
+        fields = stat_fields(pid)
         if fields is None:
             continue
         parent_is_celery = "celery" in _cmdline(int(fields[1]))
@@ -86,23 +56,23 @@ def snapshot(backend_pids: list[int]) -> dict[str, float]:
             continue
         # A pool process: its threads apart, then what it waited for (bots, launchers, sandboxes).
         for task in Path(f"/proc/{pid}/task").iterdir():
-            tfields = _stat(task / "stat")
+            tfields = stat_fields(pid, f"task/{task.name}/stat")
             if tfields is None:
                 continue
             name = "main thread" if int(task.name) == pid else "other threads (heartbeat, live, ending, trash)"
             parts[f"pool processes: {name}"] += _times(tfields)[0]
         parts["pool processes: waited children (bots, sandbox)"] += _times(fields)[1]
-        for child in _descendants(pid, tree):  # still running: bots, waiting launchers
-            cfields = _stat(Path(f"/proc/{child}/stat"))
+        for child in process_tree(pid)[1:]:  # still running: bots, waiting launchers
+            cfields = stat_fields(child)
             if cfields is not None:
                 parts["pool processes: live children (bots, launchers)"] += _times(cfields)[0]
     for pid in backend_pids:
-        fields = _stat(Path(f"/proc/{pid}/stat"))
+        fields = stat_fields(pid)
         if fields is not None:
             parts[f"{_BACKEND}{pid}"] += _times(fields)[0]
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit() and _cmdline(int(entry.name)).startswith("redis-server"):
-            fields = _stat(entry / "stat")
+            fields = stat_fields(int(entry.name))
             if fields is not None:
                 parts["redis-server (shared with others)"] += _times(fields)[0]
     parts["machine, all CPUs"] = _machine_ms()

@@ -229,8 +229,9 @@ def read_proc(pid: int, name: str) -> str | None:
         return None
 
 
-def stat_fields(pid: int) -> list[str] | None:
-    text = read_proc(pid, "stat")
+def stat_fields(pid: int, name: str = "stat") -> list[str] | None:
+    """The fields of ``/proc/PID/<name>`` (``stat``, or ``task/TID/stat``) after the command's name; None once gone."""
+    text = read_proc(pid, name)
     if text is None:
         return None
     # The command name may hold spaces and parentheses: split after the last ')'.
