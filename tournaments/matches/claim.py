@@ -28,6 +28,7 @@ from django.db.models import F
 from tournaments.dbclock import db_now
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.matches.queue import CANDIDATE_ROWS, OWNERS, candidates_params, candidates_sql, queue_candidates
+from tournaments.prepared import prepared_cursor
 from workers.match import BotRef, Clock, MatchSpec
 from workers.packages.build import BUILT_FILENAME
 from workers.sandbox.runtimes import runtimes_missing
@@ -110,7 +111,8 @@ def _spec(match: Sequence[Any], seats: Iterable[Sequence[Any]]) -> MatchSpec:
 
 
 def _claimed(sql: str, params: Sequence[Any]) -> Claim | None:
-    with connection.cursor() as cursor:
+    # Run for every match on PostgreSQL alone: planned once per connection (tournaments/prepared.py).
+    with prepared_cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     if not rows:
