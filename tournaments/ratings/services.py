@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from tournaments.bots.models import BotVersion
+from tournaments.dbclock import db_clock
 from tournaments.ratings.elo import EloSettings, elo_match_changes, rating_start, rating_tally
 from tournaments.ratings.models import Rating, RatingChange
 
@@ -126,11 +127,39 @@ def ratings_apply_matches(*, pool: str, matches: Sequence[tuple[int, Sequence[Ra
             )
         _owners_count(ratings=[ratings[v] for v in members], owner_of=owner_of, met=met)
     RatingChange.objects.bulk_create(changes)
-    touched = {change.rating_id: change.rating for change in changes}
-    Rating.objects.bulk_update(
-        list(touched.values()), ["elo", "games", "wins", "draws", "losses", "opponent_owners", "updated"]
-    )
+    _ratings_write(ratings=list({change.rating_id: change.rating for change in changes}.values()))
     return len(changes)
+
+
+_TALLY = ("elo", "games", "wins", "draws", "losses", "opponent_owners")
+# Every touched rating in one UPDATE, stamped by the server's clock (tournaments/dbclock.py).  Django's
+# bulk_update built a CASE per field and rating in Python (about 3 ms a batch of two ratings), and
+# wrote back the ``updated`` it had read: auto_now is not applied by bulk_update.
+_WRITE_SQL = (
+    f"UPDATE {Rating._meta.db_table} AS r SET "
+    + ", ".join(f"{name} = v.{name}" for name in _TALLY)
+    + ", updated = STATEMENT_TIMESTAMP() FROM (VALUES {rows}) AS v(id, "
+    + ", ".join(_TALLY)
+    + ") WHERE r.id = v.id"
+)
+_WRITE_ROW = "(%s::bigint, %s::double precision, %s::integer, %s::integer, %s::integer, %s::integer, %s::integer)"
+
+
+def _ratings_write(*, ratings: Sequence[Rating]) -> None:
+    """Write the counted ratings back, in one statement (their elo, games, results, owners met, time)."""
+    if not ratings:
+        return
+    if connection.vendor != "postgresql":
+        now = db_clock()
+        for rating in ratings:
+            rating.updated = now
+        Rating.objects.bulk_update(ratings, [*_TALLY, "updated"])
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _WRITE_SQL.format(rows=", ".join([_WRITE_ROW] * len(ratings))),
+            [value for r in ratings for value in (r.id, *(getattr(r, name) for name in _TALLY))],
+        )
 
 
 def _ratings_locked(*, pool: str, version_ids: Sequence[int]) -> dict[int, Rating]:
