@@ -1,10 +1,9 @@
 """Running matches as spectators see them: every ply's public view, from the worker to the match page.
 
 The worker's runner hands a ``LivePublisher`` to the referee, which calls it
-with the start position and after every move.  It keeps the ply's public
-observation (``public_observation()``, what the replay shows a spectator:
-never a hand, never the seed) with the move, its seat and its time, in one
-list per match:
+with the start position and after every move.  It keeps the move, its seat
+and its time (and, at the start, the rules version the match is played
+under), in one list per match:
 
 - a Redis list ``arbiter:live:<database>:<match>:<attempt>`` when a Redis is
   configured (``ARBITER_CACHE_URL``, else the broker's ``REDIS_URL``),
@@ -16,11 +15,19 @@ list per match:
   one appended line per ply.
 
 Neither touches the database.  The match page polls ``match_live``: one read
-of the match row (may this user see it, is it still running, which attempt)
-and one read of that attempt's list from the ply it has.  The list goes when
-the result is recorded; one left by a killed worker expires after
-``LIVE_TTL_S``.  A failure here never harms the match: the publisher stops
-and spectators see the replay at the end.  docs/web.md gives the figures.
+of the match row (may this user see it, is it still running, which attempt,
+and what replays it) and one read of that attempt's list.  The web process
+replays the moves with the engine, as the replay of a finished match does,
+and answers each ply's public observation (``public_observation()``: never
+a hand, never the seed).  The worker used to encode that view at every ply,
+about 2 KB of JSON (40 µs) a ply for Games Up, a few ms of a short match's
+CPU on the one path every match takes, for pages that are mostly never
+opened; the replay now costs only the processes serving a spectator, and it
+is kept per match (``_Replays``) so a poll replays only the plies since the
+last one.  The list goes when the result is recorded; one left by a killed
+worker expires after ``LIVE_TTL_S``.  A failure here never harms the match:
+the publisher stops and spectators see the replay at the end.  docs/web.md
+gives the figures.
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ from django.conf import settings
 from django.db import connection
 
 import engines
+from tournaments.matches.livereplay import LiveGame, Replays
 from tournaments.matches.models import Match
 from tournaments.matches.selectors import matches_visible
 from workers.match import MoveRecord
@@ -166,6 +174,7 @@ class _Flusher:
 
 
 _flusher = _Flusher()
+_replays = Replays()
 
 
 class LivePublisher:
@@ -188,12 +197,10 @@ class LivePublisher:
         """Add the position after ``move`` (``None``: the start) to the match's list."""
         if self.broken or self.plies >= LIVE_MAX_PLIES:
             return
-        entry = {
-            "seat": None if move is None else move.seat,
-            "move": None if move is None else move.move,
-            "ms": None if move is None else move.ms,
-            "obs": state.public_observation(),
-        }
+        if move is None:  # the start: the rules it is played under, for the page's replay
+            entry: dict[str, Any] = {"seat": None, "move": None, "ms": None, "rules": state.to_json()["version"]}
+        else:
+            entry = {"seat": move.seat, "move": move.move, "ms": move.ms}
         line = json.dumps(entry, separators=(",", ":"))
         try:
             self._write(line, first=move is None)
@@ -233,18 +240,18 @@ class LivePublisher:
             logger.warning("match %s: its live view was not removed (%s); it expires", self.match_id, exc)
 
 
-def _entries(match_id: int, attempt: int, since: int) -> list[dict[str, Any]]:
-    """The published plies from number ``since`` on (without a line still being written)."""
+def _entries(match_id: int, attempt: int) -> list[dict[str, Any]]:
+    """The published plies, the start first (without a line still being written)."""
     url: str = settings.ARBITER_LIVE_REDIS_URL
     if url:
-        raw = _client(url).lrange(_key(match_id, attempt), since, -1)
+        raw = _client(url).lrange(_key(match_id, attempt), 0, -1)
         return [json.loads(item) for item in raw]
     try:
         text = _file(match_id, attempt).read_text(encoding="utf-8")
     except FileNotFoundError:
         return []
     lines = text.split("\n")[:-1]  # the last piece has no newline yet: not whole
-    return [json.loads(line) for line in lines[since:]]
+    return [json.loads(line) for line in lines]
 
 
 def match_live(*, user: Any, match_id: int, since: int = 0) -> dict[str, Any] | None:
@@ -253,14 +260,29 @@ def match_live(*, user: Any, match_id: int, since: int = 0) -> dict[str, Any] | 
     ``{"status", "attempt", "plies": [{"seat", "move", "ms", "obs"}...]}``; ``plies`` is
     empty once the match is no longer running (the page then shows its replay).
     """
-    row = matches_visible(user=user).filter(id=match_id).values("status", "attempt").first()
+    row = (
+        matches_visible(user=user)
+        .filter(id=match_id)
+        .values("status", "attempt", "game_id", "options", "seed", "seats")
+        .first()
+    )
     if row is None:
         return None
     body: dict[str, Any] = {"status": row["status"], "attempt": row["attempt"], "plies": []}
     if row["status"] != Match.Status.RUNNING:
         return body
     try:
-        body["plies"] = _entries(match_id, row["attempt"], max(since, 0))
+        entries = _entries(match_id, row["attempt"])
     except (OSError, ValueError, redis.RedisError) as exc:
         logger.warning("match %s: its live view cannot be read (%s)", match_id, exc)
+        return body
+    if not entries:
+        return body
+    since = max(since, 0)
+    game = LiveGame(row["game_id"], str(entries[0].get("rules") or ""), row["options"], row["seed"], row["seats"])
+    views = _replays.views(_key(match_id, row["attempt"]), game, [e["move"] for e in entries[1:]], since)
+    body["plies"] = [
+        {"seat": e["seat"], "move": e["move"], "ms": e["ms"], "obs": view}
+        for e, view in zip(entries[since:], views, strict=False)
+    ]
     return body
