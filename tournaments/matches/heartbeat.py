@@ -3,7 +3,9 @@
 A match's lease is renewed every ``ARBITER_HEARTBEAT_S`` while its worker
 plays it, and in between, every ``ARBITER_CANCEL_CHECK_S``, one read by
 primary key asks whether it was cancelled, so that its bots are stopped
-within about that long rather than a heartbeat (``matches.life``).
+within about that long rather than a heartbeat (``matches.life``).  The
+first look comes that long after the claim, not at once: a match shorter
+than that costs no read.
 
 Why one thread per process rather than one per match: a thread started for
 each match opened a database connection of its own and closed it at the end,
@@ -62,6 +64,9 @@ class Lease:
     cancelled: threading.Event = field(default_factory=threading.Event)
     released: threading.Event = field(default_factory=threading.Event)
     next_beat: float = 0.0
+    # The first cancel look: a match is not looked at the moment it is claimed (it was queued, and a
+    # match shorter than ARBITER_CANCEL_CHECK_S, most of a busy worker's, then costs no read at all).
+    next_look: float = 0.0
 
 
 class Heartbeat:
@@ -77,6 +82,7 @@ class Heartbeat:
         """Start renewing this attempt's lease; call ``release`` once its result (or error) is in."""
         lease = Lease(match_id=match_id, attempt=attempt)
         lease.next_beat = time.monotonic() + settings.ARBITER_HEARTBEAT_S
+        lease.next_look = time.monotonic() + settings.ARBITER_CANCEL_CHECK_S
         with self._lock:
             if self._pid != os.getpid():
                 # A new process (a forked pool child): threads do not survive a fork.
@@ -130,6 +136,8 @@ class Heartbeat:
             lease.next_beat = time.monotonic() + settings.ARBITER_HEARTBEAT_S
             if held:
                 return
+        elif time.monotonic() < lease.next_look:
+            return
         status, attempt = match_state(match_id=lease.match_id)
         if status == "running" and attempt == lease.attempt:
             return
