@@ -23,7 +23,7 @@ a hand, never the seed).  The worker used to encode that view at every ply,
 about 2 KB of JSON (40 µs) a ply for Games Up, a few ms of a short match's
 CPU on the one path every match takes, for pages that are mostly never
 opened; the replay now costs only the processes serving a spectator, and it
-is kept per match (``_Replays``) so a poll replays only the plies since the
+is kept per match (``livereplay.Replays``) so a poll replays only the plies since the
 last one.  The list goes when the result is recorded; one left by a killed
 worker expires after ``LIVE_TTL_S``.  A failure here never harms the match:
 the publisher stops and spectators see the replay at the end.  docs/web.md
