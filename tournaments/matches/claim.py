@@ -49,6 +49,8 @@ claimed AS (
     WHERE id = {target} AND status = 'queued'
     RETURNING id, attempt, game_id, options, seed, seats, move_ms, game_ms, startup_ms
 )
+"""
+_CLAIMED_ROWS = """
 SELECT c.id, c.attempt, c.game_id, c.options, c.seed, c.seats, c.move_ms, c.game_ms, c.startup_ms,
     s.bot_version_id, v.checksum, v.filename, v.command, b.checksum
 FROM claimed c
@@ -57,16 +59,21 @@ JOIN bots_botversion v ON v.id = s.bot_version_id
 LEFT JOIN bots_botbuild b ON b.version_id = v.id
 ORDER BY s.seat
 """
-_CLAIM_SQL = "WITH " + _CLAIMED.format(target="%s")
+_CLAIM_SQL = "WITH " + _CLAIMED.format(target="%s") + _CLAIMED_ROWS
 # The first of the fair order (matches/queue.py) claimed in the same statement: the pick, the
-# claim and the referee's inputs in one round trip.  Lost to another worker, or nothing queued:
-# no row, and the worker goes through the candidates one by one.
+# claim and the referee's inputs in one round trip.  Lost to another worker: one row of NULLs,
+# and the worker goes through the candidates one by one.  Nothing queued: no row, and nothing
+# more to read (a worker's last look of a run, once per message left when the queue is empty).
 _CLAIM_FIRST_SQL = (
     candidates_sql(skipped=0)
     + ", pick AS (SELECT id FROM ("
     + CANDIDATE_ROWS
     + ") AS c ORDER BY part, place LIMIT 1),"
     + _CLAIMED.format(target="(SELECT id FROM pick)")
+    + "("
+    + _CLAIMED_ROWS
+    + ") UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL\n"
+    + "FROM pick WHERE NOT EXISTS (SELECT 1 FROM claimed)\n"
 )
 
 _SEATS = ("bot_version_id", "bot_version__checksum", "bot_version__filename", "bot_version__command")
@@ -110,12 +117,17 @@ def _spec(match: Sequence[Any], seats: Iterable[Sequence[Any]]) -> MatchSpec:
     )
 
 
-def _claimed(sql: str, params: Sequence[Any]) -> Claim | None:
+def _claim_rows(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
     # Run for every match on PostgreSQL alone: planned once per connection (tournaments/prepared.py).
     with prepared_cursor() as cursor:
         cursor.execute(sql, params)
-        rows = cursor.fetchall()
-    if not rows:
+        rows: list[tuple[Any, ...]] = cursor.fetchall()
+    return rows
+
+
+def _claim_of(rows: list[tuple[Any, ...]]) -> Claim | None:
+    """The claim in a claim statement's rows (one per seat); None for none, or the lost pick's row of NULLs."""
+    if not rows or rows[0][0] is None:
         return None
     first = rows[0]
     spec = _spec((first[0], *first[2:9]), (row[9:14] for row in rows))
@@ -123,7 +135,7 @@ def _claimed(sql: str, params: Sequence[Any]) -> Claim | None:
 
 
 def _claim_postgresql(*, match_id: int, worker: str) -> Claim | None:
-    return _claimed(_CLAIM_SQL, [worker[:200], match_id])
+    return _claim_of(_claim_rows(_CLAIM_SQL, [worker[:200], match_id]))
 
 
 def _claim_orm(*, match_id: int, worker: str) -> Claim | None:
@@ -188,15 +200,19 @@ def match_claim_next(*, worker: str) -> Claim | None:
     """
     if connection.vendor == "postgresql":
         share, owners = settings.ARBITER_OWNER_SHARE, OWNERS
-        first = _claimed(_CLAIM_FIRST_SQL, [*candidates_params(skipped=[], share=share, owners=owners), worker[:200]])
+        params = [*candidates_params(skipped=[], share=share, owners=owners), worker[:200]]
+        rows = _claim_rows(_CLAIM_FIRST_SQL, params)
+        if not rows:
+            return None  # nothing queued
+        first = _claim_of(rows)
         if first is not None:
             if not runtimes_missing([list(bot.command) for bot in first.spec.bots]):
                 return first
             _leave(claim=first, worker=worker)
             return _claim_next(worker=worker, skipped={first.match_id})
-        # No row: nothing queued, or the pick lost to another worker.  Either way the candidates
-        # below are read afresh, after the winner's claim: the winner's owner's next match
-        # comes before the ladder's, as a loser of a race in the loop below looks again.
+        # The pick lost to another worker: the candidates below are read afresh, after the
+        # winner's claim: the winner's owner's next match comes before the ladder's, as a
+        # loser of a race in the loop below looks again.
     return _claim_next(worker=worker, skipped=set())
 
 
