@@ -125,7 +125,8 @@ class MatchRecord:
 
     def moves_json(self) -> list[dict[str, Any]]:
         """The move log as stored with a match: ``{"seat", "move", "ms"}`` per move."""
-        return [asdict(m) for m in self.moves]
+        # Not dataclasses.asdict: its deep copy per move cost about 15 µs, a millisecond a match.
+        return [{"seat": m.seat, "move": m.move, "ms": m.ms} for m in self.moves]
 
     def replay(self) -> engines.Replay:
         """The moves as an engine replay (forfeited matches stop at the last legal move)."""
