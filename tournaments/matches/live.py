@@ -148,6 +148,16 @@ class _Flusher:
     def _write(batch: list[tuple[LivePublisher, str | None, bool]]) -> None:
         pipes: dict[str, Any] = {}
         owners: dict[str, list[LivePublisher]] = {}
+        # A list's lines waiting to go, in order: one RPUSH of all of them (and one EXPIRE) per list
+        # and pipeline, rather than two commands per ply; a removal of the list sends them first.
+        waiting: dict[tuple[str, str], list[str]] = {}
+
+        def push(url: str, key: str) -> None:
+            lines = waiting.pop((url, key), None)
+            if lines:
+                pipes[url].rpush(key, *lines)
+                pipes[url].expire(key, LIVE_TTL_S)
+
         for publisher, line, first in batch:
             if publisher.broken and line is not None:
                 continue
@@ -156,13 +166,15 @@ class _Flusher:
                 pipe = pipes[publisher.url] = _client(publisher.url).pipeline(transaction=False)
                 owners[publisher.url] = []
             owners[publisher.url].append(publisher)
-            if line is None:
+            if line is None or first:
+                # The match's list goes (None), or one left under this name (a database restored
+                # from a backup) is not this game's (first).
+                push(publisher.url, publisher.key)
                 pipe.delete(publisher.key)
-                continue
-            if first:  # a list left under this name (a database restored from a backup) is not this game's
-                pipe.delete(publisher.key)
-            pipe.rpush(publisher.key, line)
-            pipe.expire(publisher.key, LIVE_TTL_S)
+            if line is not None:
+                waiting.setdefault((publisher.url, publisher.key), []).append(line)
+        for url, key in list(waiting):
+            push(url, key)
         for url, pipe in pipes.items():
             try:
                 pipe.execute()
