@@ -45,14 +45,15 @@ class _PreparingCursor(psycopg.Cursor[Any]):
 
 
 def prepared_cursor() -> Any:
-    """A cursor on Django's connection whose statements psycopg may prepare (PostgreSQL only).
+    """A cursor on Django's connection whose statements are prepared on PostgreSQL (elsewhere Django's own).
 
     It is wrapped as ``connection.cursor()`` wraps its own (the same execute
     wrappers and, where queries are logged, the same log), so counting tests and
-    ``CaptureQueriesContext`` see its statements.
+    ``CaptureQueriesContext`` see its statements.  For statements whose text
+    repeats (placeholders, not values, in it): each distinct text is prepared once.
     """
     if connection.vendor != "postgresql":
-        raise RuntimeError("prepared_cursor is for PostgreSQL (the embedded SQLite plans in-process)")
+        return connection.cursor()
     connection.ensure_connection()
     raw = connection.connection
     if raw.prepare_threshold is None:

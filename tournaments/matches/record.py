@@ -33,6 +33,7 @@ from tournaments.matches.life import matches_enqueue
 from tournaments.matches.marks import RERUN_PREFIX, WORKER, recovery_mark
 from tournaments.matches.models import Match, MatchSeat
 from tournaments.matches.tally import tally_add
+from tournaments.prepared import prepared_cursor
 from workers.match import MatchRecord
 
 logger = logging.getLogger(__name__)
@@ -147,7 +148,7 @@ def _finish_postgresql(*, match_id: int, attempt: int, record: MatchRecord) -> M
         return None
     match = finished[0]
     values = _seat_values(seats=match.seats, record=record, match_id=match_id)
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         rows = ", ".join([_SEAT_ROW] * len(values))
         cursor.execute(_SEATS_SQL.format(rows=rows), [v for row in values for v in row] + [match_id])
         if cursor.rowcount != match.seats:

@@ -16,9 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from django.db import connection
-
 from tournaments.matches.models import Match, TournamentTally
+from tournaments.prepared import prepared_cursor
 
 ENDED = (Match.Status.FINISHED, Match.Status.ERRORED, Match.Status.CANCELLED)
 
@@ -39,7 +38,7 @@ def tally_add(*, counts: Mapping[int | None, int]) -> dict[int, int]:
     ``None`` (a match of no tournament) and zero counts are left out.
     """
     totals: dict[int, int] = {}
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         for tournament_id in sorted(t for t, n in counts.items() if t is not None and n):
             n = counts[tournament_id]
             # Matches back in play were counted when they ended: their row exists (and an inserted

@@ -38,6 +38,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from tournaments.matches.models import Match
+from tournaments.prepared import prepared_cursor
 from tournaments.ratings.services import RatedSeat, ratings_apply_matches
 from tournaments.ratings.tasks import ratings_apply
 
@@ -54,7 +55,7 @@ def _pool_lock(pool: str, *, wait: bool) -> bool:
     if connection.vendor != "postgresql":
         return True
     key = zlib.crc32(pool.encode()) - 2**31  # PostgreSQL's int4
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         if wait:
             cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_LOCK_CLASS, key])
             return True
@@ -82,7 +83,7 @@ ORDER BY p.finished_at, p.id, s.seat
 def _pending(pool: str) -> dict[int, list[RatedSeat]]:
     """Up to BATCH pending matches of the pool, in finish order, each with its seats."""
     matches: dict[int, list[RatedSeat]] = {}
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(_PENDING_SQL, [pool, BATCH])
         for match_id, seat, team, rank, version_id, owner_id in cursor.fetchall():
             seats = matches.setdefault(match_id, [])

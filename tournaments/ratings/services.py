@@ -13,6 +13,7 @@ from django.db import connection, transaction
 
 from tournaments.bots.models import BotVersion
 from tournaments.dbclock import db_clock
+from tournaments.prepared import prepared_cursor
 from tournaments.ratings.elo import EloSettings, elo_match_changes, rating_start, rating_tally
 from tournaments.ratings.models import Rating, RatingChange
 
@@ -155,7 +156,7 @@ def _ratings_write(*, ratings: Sequence[Rating]) -> None:
             rating.updated = now
         Rating.objects.bulk_update(ratings, [*_TALLY, "updated"])
         return
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(
             _WRITE_SQL.format(rows=", ".join([_WRITE_ROW] * len(ratings))),
             [value for r in ratings for value in (r.id, *(getattr(r, name) for name in _TALLY))],
@@ -213,7 +214,7 @@ def _owners_met(*, ratings: dict[int, Rating], lineups: Sequence[tuple[int, dict
     )
     if not pairs:
         return set()
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(_MET_OWNERS_SQL.format(pairs=" UNION ALL ".join([_PAIR] * len(pairs))),
                        [value for pair in pairs for value in pair])  # fmt: skip
         return {(rating_id, owner_id) for rating_id, owner_id in cursor.fetchall()}
