@@ -12,7 +12,10 @@
    launchers started ahead of time (ARBITER_SANDBOX_WARM; where the worker
    mounts, a waiting launcher's sandbox is built up to the bot).  With launchers
    waiting, ``--rounds`` rounds of such alternating starts give the warm/bare
-   ratio's min, median and max (target: median <= 1.3).
+   ratio's min, median and max (target: median <= 1.3); before each start,
+   sandboxed or bare, the run waits until the pool is full and its sandboxes
+   built (``warm.settle``), so that a warm start is one that meets a built
+   sandbox and no start shares the CPU with the next one's build.
 
     python -m bench.referee [--moves 4000] [--starts 20] [--trips 5000] [--rounds 3]
 """
@@ -49,6 +52,8 @@ PYTHON = "/usr/bin/python3"
 RANDOM_BOT = REFERENCE_BOTS / "random_bot.py"
 # A warm sandboxed start against a bare one of the same command, same CPU and weight (median of the rounds).
 TARGET_WARM_RATIO = 1.3
+# The longest a start waits for the launchers' pool to be full and built (warm.settle).
+SETTLE_S = 5.0
 ECHO = "import sys\nfor line in sys.stdin:\n    sys.stdout.write(line)\n    sys.stdout.flush()\n"
 
 
@@ -220,6 +225,9 @@ def start_ms(starts: int, limits: SandboxLimits) -> tuple[float, float, dict[str
         with tempfile.TemporaryDirectory() as tmp, like_a_bot(limits, lease.cpu if lease else None):
             program = BotProgram(Path(tmp), (PYTHON, "-c", "pass"))
             for _ in range(starts):
+                # Launchers waiting: each start (and each bare one) waits for the pool's sandboxes to be
+                # built first, so a warm start meets a built one and neither competes with the next build.
+                warm.settle(SETTLE_S)
                 t = time.perf_counter()
                 proc = start_bot(program, limits, cpu_seconds=10, cpu=lease.cpu if lease else None)
                 proc.wait(10.0)
@@ -228,6 +236,7 @@ def start_ms(starts: int, limits: SandboxLimits) -> tuple[float, float, dict[str
                 proc.kill()
                 proc.cleanup()
                 ends.append(time.perf_counter() - t)
+                warm.settle(SETTLE_S)
                 t = time.perf_counter()
                 subprocess.run([PYTHON, "-c", "pass"], check=True)
                 bare.append(time.perf_counter() - t)
