@@ -16,7 +16,7 @@ from tests.live.fixtures import LiveFactory
 pytestmark = pytest.mark.services
 
 SHELL = """
-import json, threading, time
+import json, threading
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.db.models import F
@@ -26,6 +26,7 @@ from tournaments.competitions.services.tournaments import tournament_create, tou
 from tournaments.games.services import game_sync
 from tournaments.matches.claim import match_claim_next
 from tournaments.matches.models import Match
+from tests.waiting import poll
 game_sync()
 user = get_user_model().objects.create_user(username="emptier", password="emptier-pass-1")
 code = open("kit/bots/random_bot.py", "rb").read()
@@ -50,15 +51,12 @@ def claimer():
     connection.close()
 h = threading.Thread(target=holder); h.start(); held.wait(30)
 c = threading.Thread(target=claimer); c.start()
-deadline = time.monotonic() + 30
-with connection.cursor() as cursor:
-    while time.monotonic() < deadline:  # until the claim waits for the row lock
+def claim_waits():
+    with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE %s",
                        ["%RECURSIVE owners%"])
-        if cursor.fetchone()[0]:
-            break
-        time.sleep(0.01)
-    waited = time.monotonic() < deadline
+        return cursor.fetchone()[0]
+waited = bool(poll(claim_waits, 30, every=0.01))  # until the claim waits for the row lock
 taken.set(); h.join(); c.join()
 
 # The queue now empty: one statement, and no match.
