@@ -202,7 +202,7 @@ def close_all() -> None:
 
 def _forget_in_child() -> None:
     """A forked child (Celery's pool) starts with no launchers: those belong to the parent."""
-    global _filler, _lock
+    global _filler, _lock, _changed
     for launcher in (x for launchers in _pool.values() for x in launchers):
         for stream in (launcher.popen.stdin, launcher.popen.stdout, launcher.popen.stderr):
             with contextlib.suppress(OSError):
@@ -212,7 +212,9 @@ def _forget_in_child() -> None:
     _wanted.clear()
     _retired.clear()
     _filler = None
+    # A lock held by a thread of the parent at the fork stays held here: new ones, the condition's too.
     _lock = threading.Lock()
+    _changed = threading.Condition(_lock)
 
 
 atexit.register(close_all)
