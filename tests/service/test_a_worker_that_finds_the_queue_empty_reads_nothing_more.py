@@ -12,26 +12,21 @@ from __future__ import annotations
 import pytest
 
 from tests.live.fixtures import LiveFactory
+from tests.service.shells import owner_with_bots
 
 pytestmark = pytest.mark.services
 
-SHELL = """
+SHELL = (
+    owner_with_bots(username="emptier", bots=2)
+    + """
 import json, threading
-from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.db.models import F
 from django.test.utils import CaptureQueriesContext
-from tournaments.bots.services import bot_create
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
-from tournaments.games.services import game_sync
 from tournaments.matches.claim import match_claim_next
 from tournaments.matches.models import Match
 from tests.waiting import poll
-game_sync()
-user = get_user_model().objects.create_user(username="emptier", password="emptier-pass-1")
-code = open("kit/bots/random_bot.py", "rb").read()
-bots = [bot_create(owner=user, game_id="gamesup", name=f"b{i}", package=code + b"#" * i, filename="r.py").bot
-        for i in range(2)]
 t = tournament_create(owner=user, game_id="gamesup", name="empty", bot_ids=[b.id for b in bots], games_per_pairing=2)
 tournament_start(tournament=t, user=user)
 first, second = Match.objects.filter(tournament=t).order_by("index").values_list("id", flat=True)
@@ -66,6 +61,7 @@ with CaptureQueriesContext(connection) as ctx:
 print(json.dumps({"waited": waited, "claimed": result.get("claimed"), "first": first, "second": second,
                   "empty": empty is None, "statements": len(ctx.captured_queries)}))
 """
+)
 
 
 def test_an_empty_queue_costs_one_statement_and_a_lost_pick_looks_again(live_processes: LiveFactory) -> None:

@@ -9,24 +9,20 @@ import pytest
 
 from tests.live import PYTHON
 from tests.live.fixtures import LiveFactory
+from tests.service.shells import owner_with_bots
 from tests.waiting import wait_for
 
 pytestmark = pytest.mark.services
 
-SETUP = """
-from django.contrib.auth import get_user_model
-from tournaments.bots.services import bot_create
-from tournaments.games.services import game_sync
+SETUP = (
+    owner_with_bots(username="racer", bots=10)
+    + """
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
-game_sync()
-user = get_user_model().objects.create_user(username="racer", password="x")
-code = open("kit/bots/random_bot.py", "rb").read()
-bots = [bot_create(owner=user, game_id="gamesup", name=f"b{i}", package=code + b"#" * i, filename="r.py").bot
-        for i in range(10)]
 t = tournament_create(owner=user, game_id="gamesup", name="race", bot_ids=[b.id for b in bots], games_per_pairing=2)
 tournament_start(tournament=t, user=user)
 print(t.id)
 """
+)
 
 CLAIMER = """
 import json, signal

@@ -9,30 +9,26 @@ import pytest
 
 from tests.live import PYTHON
 from tests.live.fixtures import LiveFactory
+from tests.service.shells import owner_with_bots
 from tests.waiting import wait_for
 
 pytestmark = pytest.mark.services
 
 # One owner's round robin (every worker races for the same head) and a ladder's matches queued before it.
-SETUP = """
+SETUP = (
+    owner_with_bots(username="racer", bots=6)
+    + """
 import random
-from django.contrib.auth import get_user_model
-from tournaments.bots.services import bot_create
-from tournaments.games.services import game_sync
 from tournaments.competitions.models import Ladder
 from tournaments.competitions.services.ladders import ladder_save, ladders_top_up
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
-game_sync()
-user = get_user_model().objects.create_user(username="racer", password="x")
-code = open("kit/bots/random_bot.py", "rb").read()
-bots = [bot_create(owner=user, game_id="gamesup", name=f"b{i}", package=code + b"#" * i, filename="r.py").bot
-        for i in range(6)]
 ladder_save(ladder=Ladder(game_id="gamesup", seats=2, queued_target=10))
 assert len(ladders_top_up(rng=random.Random(1))) == 10
 t = tournament_create(owner=user, game_id="gamesup", name="race", bot_ids=[b.id for b in bots], games_per_pairing=2)
 tournament_start(tournament=t, user=user)
 print(t.id)
 """
+)
 
 # Claims until a ladder match comes (or nothing); notes how much of the owner's work still
 # waited right after that claim: anything above zero was queued when the ladder match was taken.

@@ -10,24 +10,19 @@ from __future__ import annotations
 import pytest
 
 from tests.live.fixtures import LiveFactory
+from tests.service.shells import owner_with_bots
 
 pytestmark = pytest.mark.services
 
 CLAIMS = 12
 
-SHELL = f"""
+SHELL = (
+    owner_with_bots(username="planner", bots=4)
+    + f"""
 import json
-from django.contrib.auth import get_user_model
 from django.db import connection
-from tournaments.bots.services import bot_create
 from tournaments.competitions.services.tournaments import tournament_create, tournament_start
-from tournaments.games.services import game_sync
 from tournaments.matches.claim import match_claim_next
-game_sync()
-user = get_user_model().objects.create_user(username="planner", password="planner-pass-1")
-code = open("kit/bots/random_bot.py", "rb").read()
-bots = [bot_create(owner=user, game_id="gamesup", name=f"b{{i}}", package=code + b"#" * i, filename="r.py").bot
-        for i in range(4)]
 t = tournament_create(owner=user, game_id="gamesup", name="plans", bot_ids=[b.id for b in bots], games_per_pairing=2)
 tournament_start(tournament=t, user=user)
 claimed = [match_claim_next(worker="planner") for _ in range({CLAIMS})]
@@ -36,6 +31,7 @@ with connection.cursor() as cursor:
     prepared = [[text, generic, custom] for text, generic, custom in cursor.fetchall()]
 print(json.dumps({{"claimed": len({{c.match_id for c in claimed if c is not None}}), "prepared": prepared}}))
 """
+)
 
 
 def test_the_claim_is_prepared_and_runs_under_a_generic_plan(live_processes: LiveFactory) -> None:
