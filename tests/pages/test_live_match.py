@@ -123,9 +123,20 @@ class Watcher:
     def watch(self, game: str, page: Any) -> None:
         """The match watched live to its end: at least three boards between its first and last ply, each
         the replay's board at that ply."""
+        from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
         page.wait_for_function(f"{LIVE_BOARDS}.length >= 3", timeout=WAIT_MS)
         page.bring_to_front()  # a tab behind others draws no frame to take a screenshot of
-        screenshot(page, f"live-{game}-1280x800")
+        # The screenshot shows the live board, so it is taken only while the match runs: on a busy
+        # machine the first match watched may have ended while the ten pages were being opened (its
+        # boards were recorded all the same), and in CI a full-page capture of the replay it had
+        # turned into hung for 30 s.
+        try:
+            if page.get_attribute("#replay", "data-live") == "running":
+                screenshot(page, f"live-{game}-1280x800")
+        except PlaywrightTimeoutError:
+            if page.get_attribute("#replay", "data-live") == "running":
+                raise  # not the match's end: a page that would not draw
 
         # The end: the page loads the whole replay by itself, at its last ply.
         page.wait_for_selector("#replay:not([data-live]) #download", timeout=WAIT_MS)
