@@ -60,6 +60,13 @@ class _Replay:
     views: list[dict[str, Any]] = field(default_factory=list)  # of the positions up to ``applied``, the newest last
     stuck: bool = False  # the engine refused a move: no position after it
 
+    @classmethod
+    def begin(cls, game: LiveGame) -> _Replay:
+        """A replay at the start position, with its view."""
+        replay = cls(game, game.start())
+        replay.views.append(_view(replay.state))
+        return replay
+
     def first(self) -> int:
         """The position of the oldest view kept."""
         return self.applied + 1 - len(self.views)
@@ -98,8 +105,7 @@ class Replays:
                 replay = self._replays.pop(key, None)
                 # New here, or a list begun again (a database restored from a backup reuses its names).
                 if replay is None or replay.game != game or replay.applied > len(moves):
-                    replay = _Replay(game, game.start())
-                    replay.views.append(_view(replay.state))
+                    replay = _Replay.begin(game)
                 self._replays[key] = replay
                 while len(self._replays) > self.MATCHES:
                     self._replays.popitem(last=False)
@@ -107,8 +113,7 @@ class Replays:
                 if since >= replay.first():
                     return replay.views[since - replay.first() :]
             # Further behind than the views kept: a replay of its own, outside the lock.
-            apart = _Replay(game, game.start())
-            apart.views.append(_view(apart.state))
+            apart = _Replay.begin(game)
             apart.advance(moves, keep=None, key=key)
             return apart.views[since:]
         except (UnknownEngineError, InvalidOptionsError, InvalidStateError) as exc:
